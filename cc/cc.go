@@ -1,0 +1,169 @@
+// Package cc defines the congestion-control interface of the lab and holds the
+// algorithms. Every algorithm is a pure, deterministic state machine: the
+// engine (package sim) feeds it events (ACK/NACK with INT and ECN echo, CNP,
+// timer, QCN feedback) together with an Env through which it sets its flow's
+// pacing rate and window, arms its own timers and reports series. Nothing in
+// this package does I/O or reads the wall clock, except where an algorithm is
+// asked to measure its own solve time (MPCC, later).
+//
+// Three kinds of hooks exist, matching where real algorithms run:
+//   - Sender: one instance per flow at the sending NIC (DCQCN, TIMELY, DCTCP,
+//     HPCC, MPCC, Dolce-RC, FDCC, none).
+//   - Receiver: one instance per receiving host; it sees every data packet and
+//     may assign a window that the ACK carries back (RCC).
+//   - CongestionPoint: one instance per switch egress port; it sees every
+//     packet enqueued there and may send feedback to the packet's source
+//     (QCN's congestion point).
+package cc
+
+import "math"
+
+// Time is simulated time in integer picoseconds.
+type Time int64
+
+// Units of Time.
+const (
+	Picosecond  Time = 1
+	Nanosecond  Time = 1000
+	Microsecond Time = 1000 * Nanosecond
+	Millisecond Time = 1000 * Microsecond
+	Second      Time = 1000 * Millisecond
+)
+
+// Unlimited is the rate or window value meaning "no limit": a flow with an
+// unlimited rate sends at its NIC's line rate, one with an unlimited window is
+// not window-bound.
+const Unlimited int64 = math.MaxInt64
+
+// MaxHops is the deepest INT stack a packet carries (HPCC's maxHop).
+const MaxHops = 5
+
+// IntHop is one switch's in-band telemetry record, pushed when the packet is
+// dequeued at that switch's egress port. It carries the union of what HPCC
+// (queue, cumulative tx bytes, timestamp, line rate) and MPCC (queue, active
+// flow count) need. Values are exact, not quantised to HPCC's wire encoding.
+type IntHop struct {
+	Qlen    int64 // bytes queued at the egress port (all priorities) after this packet left
+	TxBytes int64 // cumulative bytes sent by the port before this packet
+	TS      Time  // dequeue time
+	Rate    int64 // port line rate, bits per second
+	Flows   int32 // active flows counted at the port (0 when counting is off)
+	Port    int32 // engine port id, for telemetry only
+}
+
+// Ack is what a sender learns from one ACK or NACK.
+type Ack struct {
+	Seq        int64    // cumulative: every payload byte below Seq has arrived
+	NACK       bool     // out-of-order arrival detected; the sender goes back to Seq
+	NewlyAcked int64    // payload bytes this ACK acknowledged for the first time
+	Packets    int      // data packets the receiver counted since its previous ACK
+	ECNMarked  int      // of those, how many arrived ECN-marked
+	CNP        bool     // the receiver flagged a congestion notification on this ACK
+	SentAt     Time     // send timestamp of the data packet that triggered this ACK
+	Window     int64    // window assigned by a receiver-side algorithm, 0 if none
+	INT        []IntHop // the echoed INT stack; valid only during the call
+	SndNxt     int64    // the sender's next sequence to send, at ACK arrival
+	SndUna     int64    // the sender's lowest unacknowledged byte, after this ACK
+}
+
+// QCNFeedback is a congestion point's message to a source.
+type QCNFeedback struct {
+	Fb   int   // quantised feedback, > 0 means congestion
+	Port int32 // the congestion point's engine port id
+}
+
+// Env is the engine's side of one sender instance. Calls take effect
+// immediately in simulated time.
+type Env interface {
+	Now() Time
+	// SetRate sets the pacing rate in bits per second (Unlimited: line rate).
+	SetRate(bps int64)
+	// SetWindow sets the limit on unacknowledged payload bytes (Unlimited: none).
+	SetWindow(bytes int64)
+	// SetTimer arms timer slot (0 <= slot < MaxTimers) to fire at the absolute
+	// time at, replacing any pending firing of that slot.
+	SetTimer(slot int, at Time)
+	// CancelTimer disarms a slot.
+	CancelTimer(slot int)
+	// Gauge records the current value of one of the algorithm's gauge series; the
+	// engine samples it at every telemetry tick.
+	Gauge(series int, v float64)
+	// Event records one value at the current simulated time (e.g. a solve time).
+	Event(series int, v float64)
+}
+
+// MaxTimers is the number of timer slots an algorithm instance may use.
+const MaxTimers = 4
+
+// FlowInfo is what an instance knows about its flow; it does not change.
+type FlowInfo struct {
+	ID       int32
+	Size     int64 // payload bytes
+	LineRate int64 // sender NIC rate, bits per second
+	BaseRTT  Time  // base RTT (global maximum or the flow's path, per host.bdp)
+	MaxBDP   int64 // bytes; the initial and maximum window of window-based schemes
+	MTU      int64 // payload bytes per packet
+	Header   int64 // header bytes per data packet
+	Hops     int   // switches on the flow's path when it starts
+}
+
+// Sender is the per-flow algorithm at the sending NIC.
+type Sender interface {
+	// Start is called once when the flow starts; it sets the initial rate and
+	// window (every scheme in the reference simulator starts at line rate).
+	Start(env Env)
+	// OnAck is called for every ACK and NACK, except the one that
+	// acknowledges the last byte: that one finishes the flow.
+	OnAck(env Env, a *Ack)
+	// OnCNP is called for a congestion notification packet that arrived on
+	// its own (not flagged on an ACK).
+	OnCNP(env Env)
+	OnTimer(env Env, slot int)
+	OnQCN(env Env, fb QCNFeedback)
+	// SetParam changes a parameter while the run is live; the new value
+	// takes effect at once (e.g. a new window is applied through env).
+	SetParam(env Env, name string, v float64) error
+}
+
+// SendObserver is implemented by senders that count their own transmissions
+// (QCN's byte counter, Dolce-RC's per-arm packet counts).
+type SendObserver interface {
+	OnSend(env Env, payload, wire int64, retransmit bool)
+}
+
+// DataInfo describes one data packet arriving at its receiver.
+type DataInfo struct {
+	Flow    int32
+	Seq     int64
+	Payload int64
+	Size    int64 // flow size in bytes
+	SentAt  Time
+	Now     Time
+	ECN     bool
+	First   bool // first packet of the message (BTH "First")
+	Last    bool // last packet of the message (BTH "Last")
+	InOrder bool
+	Src     int32 // sender host node index
+}
+
+// Receiver is a receiver-side algorithm instance, one per receiving host.
+// OnData returns the window to carry in the ACK for this packet (0: none).
+type Receiver interface {
+	OnData(d *DataInfo) (window int64)
+	SetParam(name string, v float64) error
+}
+
+// CPEnv is what a congestion point may use.
+type CPEnv interface {
+	Now() Time
+	// Rand returns a uniform float in [0,1) from the port's own seeded stream.
+	Rand() float64
+}
+
+// CongestionPoint runs at one switch egress port. OnEnqueue sees each data
+// packet as it joins the queue (qlen includes it) and may ask the engine to
+// send feedback fb to the packet's source.
+type CongestionPoint interface {
+	OnEnqueue(env CPEnv, qlen, pktBytes int64) (fb int, send bool)
+	SetParam(name string, v float64) error
+}

@@ -1,0 +1,266 @@
+package cc
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// ParamKind says how a parameter's value is written and shown.
+type ParamKind string
+
+// Parameter kinds.
+const (
+	KindNumber ParamKind = "number" // plain number in Unit
+	KindInt    ParamKind = "int"    // whole number
+	KindBool   ParamKind = "bool"   // 0 or 1
+	KindTime   ParamKind = "time"   // a duration; values are in Unit (e.g. "us")
+	KindRate   ParamKind = "rate"   // a rate; values are in Unit (e.g. "Mbps")
+	KindBytes  ParamKind = "bytes"  // a size; values are in Unit (e.g. "B", "KB")
+)
+
+// Param documents one tunable parameter of an algorithm.
+type Param struct {
+	Name    string    `json:"name"`
+	Kind    ParamKind `json:"kind"`
+	Unit    string    `json:"unit,omitempty"`
+	Default float64   `json:"default"`
+	Min     float64   `json:"min"`
+	Max     float64   `json:"max"`
+	// ScaleWithRate marks a default given for a 100 Gbps host link that is
+	// scaled linearly with the host link rate, as the reference run.py does.
+	ScaleWithRate bool   `json:"scaleWithRate,omitempty"`
+	Live          bool   `json:"live"` // may be changed while a run is live
+	Help          string `json:"help"`
+}
+
+// Preset is a named parameter set.
+type Preset struct {
+	Name   string             `json:"name"`
+	Help   string             `json:"help"`
+	Values map[string]float64 `json:"values"`
+}
+
+// ECNDefaults are an algorithm's switch marking thresholds at 100 Gbps.
+type ECNDefaults struct {
+	Kmin int64   `json:"kminBytes"`
+	Kmax int64   `json:"kmaxBytes"`
+	Pmax float64 `json:"pmax"`
+}
+
+// IntSpec says what INT an algorithm needs and what it costs on the wire.
+type IntSpec struct {
+	FixedBytes  int64 `json:"fixedBytes"`  // added to every data packet (and echoed in its ACK)
+	PerHopBytes int64 `json:"perHopBytes"` // added at every switch the packet crosses
+	FlowCount   bool  `json:"flowCount"`   // needs the switches' active-flow counter (MPCC)
+}
+
+// PortInfo describes a switch egress port to a congestion point.
+type PortInfo struct {
+	ID   int32
+	Rate int64
+	Name string
+}
+
+// Algorithm is one registry entry: everything the CLI, REST API and UI show,
+// and the constructors the engine calls.
+type Algorithm struct {
+	Name  string  `json:"name"`
+	Title string  `json:"title"`
+	Help  string  `json:"help"`
+	Param []Param `json:"params"`
+	// Presets lists named parameter sets; "" always means the defaults.
+	Presets         []Preset     `json:"presets"`
+	AckHighPriority bool         `json:"ackHighPriority"`
+	INT             IntSpec      `json:"int"`
+	ECN             *ECNDefaults `json:"ecn,omitempty"`
+	// Series names the algorithm's own telemetry series, in id order.
+	Series []SeriesSpec `json:"series"`
+
+	NewSender          func(info FlowInfo, p Params) Sender          `json:"-"`
+	NewReceiver        func(p Params) Receiver                       `json:"-"`
+	NewCongestionPoint func(port PortInfo, p Params) CongestionPoint `json:"-"`
+}
+
+// SeriesSpec describes one algorithm series.
+type SeriesSpec struct {
+	Name string `json:"name"`
+	Unit string `json:"unit"`
+	Help string `json:"help"`
+}
+
+// Params holds resolved parameter values, each in its Param's Unit.
+type Params map[string]float64
+
+// Get returns a parameter value; resolved Params always hold every parameter.
+func (p Params) Get(name string) float64 { return p[name] }
+
+// Clone copies p.
+func (p Params) Clone() Params {
+	q := make(Params, len(p))
+	for k, v := range p {
+		q[k] = v
+	}
+	return q
+}
+
+// ParamError names the parameter a problem is about.
+type ParamError struct {
+	Param string
+	Msg   string
+}
+
+func (e *ParamError) Error() string { return e.Param + ": " + e.Msg }
+
+// FindParam returns the named parameter.
+func (a *Algorithm) FindParam(name string) (Param, bool) {
+	for _, p := range a.Param {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Param{}, false
+}
+
+// FindPreset returns the named preset ("" is the defaults).
+func (a *Algorithm) FindPreset(name string) (Preset, bool) {
+	if name == "" {
+		return Preset{}, true
+	}
+	for _, p := range a.Presets {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Preset{}, false
+}
+
+// Check validates one value against its parameter's kind and range.
+func (p Param) Check(v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return fmt.Errorf("must be a finite number")
+	}
+	if v < p.Min || v > p.Max {
+		return fmt.Errorf("%s out of range [%s, %s]", fmtNum(v), fmtNum(p.Min), fmtNum(p.Max))
+	}
+	switch p.Kind {
+	case KindInt:
+		if v != math.Trunc(v) {
+			return fmt.Errorf("must be a whole number, got %s", fmtNum(v))
+		}
+	case KindBool:
+		if v != 0 && v != 1 {
+			return fmt.Errorf("must be 0 or 1 (false or true), got %s", fmtNum(v))
+		}
+	}
+	return nil
+}
+
+func fmtNum(v float64) string { return fmt.Sprintf("%g", v) }
+
+// Resolve builds the parameter set of a flow: defaults (scaled with the host
+// line rate where the parameter says so), then the preset, then overrides.
+// Every problem is returned, each naming its parameter.
+func (a *Algorithm) Resolve(preset string, overrides map[string]float64, lineRate int64) (Params, []*ParamError) {
+	var errs []*ParamError
+	out := make(Params, len(a.Param))
+	scale := float64(lineRate) / 100e9
+	for _, p := range a.Param {
+		v := p.Default
+		if p.ScaleWithRate && lineRate > 0 {
+			v *= scale
+		}
+		out[p.Name] = v
+	}
+	pr, ok := a.FindPreset(preset)
+	if !ok {
+		errs = append(errs, &ParamError{Param: "preset", Msg: fmt.Sprintf("unknown preset %q for %s (want one of %s)", preset, a.Name, a.presetNames())})
+	}
+	for _, name := range sortedKeys(pr.Values) {
+		p, ok := a.FindParam(name)
+		if !ok {
+			continue // presets are checked by the registry test
+		}
+		v := pr.Values[name]
+		if p.ScaleWithRate && lineRate > 0 {
+			v *= scale
+		}
+		out[name] = v
+	}
+	for _, name := range sortedKeys(overrides) {
+		p, ok := a.FindParam(name)
+		if !ok {
+			errs = append(errs, &ParamError{Param: name, Msg: fmt.Sprintf("unknown parameter of %s (want one of %s)", a.Name, a.paramNames())})
+			continue
+		}
+		v := overrides[name]
+		if err := p.Check(v); err != nil {
+			errs = append(errs, &ParamError{Param: name, Msg: err.Error()})
+			continue
+		}
+		out[name] = v
+	}
+	return out, errs
+}
+
+func (a *Algorithm) paramNames() string {
+	s := ""
+	for i, p := range a.Param {
+		if i > 0 {
+			s += ", "
+		}
+		s += p.Name
+	}
+	if s == "" {
+		return "none: it has no parameters"
+	}
+	return s
+}
+
+func (a *Algorithm) presetNames() string {
+	s := `""`
+	for _, p := range a.Presets {
+		s += ", " + p.Name
+	}
+	return s
+}
+
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// algorithms is the registry, in the order the UI lists it. It is built once
+// and never modified.
+var algorithms = []*Algorithm{
+	noneAlgorithm(),
+}
+
+// Lookup returns the registered algorithm of that name.
+func Lookup(name string) (*Algorithm, bool) {
+	for _, a := range algorithms {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// Algorithms returns every registered algorithm in display order. The slice
+// is a copy; the entries must not be modified.
+func Algorithms() []*Algorithm {
+	return append([]*Algorithm(nil), algorithms...)
+}
+
+// Names lists the registered algorithm names.
+func Names() []string {
+	names := make([]string, len(algorithms))
+	for i, a := range algorithms {
+		names[i] = a.Name
+	}
+	return names
+}

@@ -1,0 +1,3 @@
+module cclab
+
+go 1.26

@@ -1,0 +1,616 @@
+// Package sim is the lab's discrete-event packet engine: RoCEv2 hosts,
+// shared-buffer output-queued switches with PFC, ECN and INT, full-duplex
+// links, and the congestion-control algorithms of package cc driven by the
+// events they see. It knows nothing of HTTP or files.
+//
+// The engine is single-threaded and deterministic for a given Config: time is
+// an integer count of picoseconds, events at the same time run in the order
+// they were scheduled, and every random draw comes from a stream seeded from
+// Config.Seed. A caller drives it with RunUntil in slices, which is where it
+// may pause, change parameters (ApplyParams) or stop.
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"cclab/cc"
+)
+
+type evKind uint8
+
+const (
+	evArrive    evKind = iota // obj: port whose wire head arrives at the peer; arg: wire generation
+	evKick                    // obj: port to try transmitting on; arg: kick generation
+	evFlowStart               // obj: flow
+	evTimer                   // obj: flow; arg: slot<<24 | generation
+	evRTO                     // obj: flow; arg: generation
+	evSample                  // telemetry tick
+	evScript                  // obj: index into Config.Events
+	evHalf                    // half-duration snapshot for Jain's index
+)
+
+const (
+	flowPending uint8 = iota
+	flowActive
+	flowDone
+)
+
+// Sim is one simulation run.
+type Sim struct {
+	cfg   Config
+	now   Time
+	end   Time // the run stops here (duration, or MaxDuration, or when all flows finish)
+	q     eventQueue
+	pk    pool
+	nodes []nodeState
+	ports []portState
+	flows []flowState
+	hosts []int32 // host node ids in node order
+	rt    routing
+
+	algos     []algoRun
+	flowCount bool // some algorithm needs the switches' active-flow counter
+	fc        flowCounter
+	intOn     bool
+
+	// progress
+	events    uint64
+	started   int // flows started
+	finished  int // flows finished
+	pending   int // flows not yet started
+	stopped   bool
+	endReason string
+
+	// barrier groups (all-to-all iterations)
+	groupLeft  map[int]int
+	groupAfter map[int][]int32
+
+	tel telemetry
+
+	maxRTT Time  // maximum base RTT over host pairs
+	maxBDP int64 // maximum BDP over host pairs
+
+	cnt counters
+
+	// scratch values handed to algorithms (reused: no allocation per packet)
+	ack  cc.Ack
+	data cc.DataInfo
+
+	portNames []string
+	portIDs   map[string]int32
+	cpAlgo    int // the algorithm whose congestion points run in the switches (-1: none)
+
+	// checks records the first invariant violation (a negative queue, a queue
+	// above its switch's buffer); Run reports it as an error.
+	check error
+}
+
+// algoRun is one AlgoSpec as the run uses it.
+type algoRun struct {
+	spec      AlgoSpec
+	params    cc.Params
+	ackClass  uint8
+	intFixed  int32
+	intPerHop int32
+	series    []Metric // metric id of each of the algorithm's series
+	receivers map[int32]cc.Receiver
+}
+
+type nodeState struct {
+	name   string
+	kind   NodeKind
+	ports  []int32 // egress ports of this node
+	hostIx int32   // index among hosts, -1 for switches
+	// switch buffer (MMU) state
+	mmu mmu
+}
+
+// mmu is the shared-buffer accounting of one switch, after HPCC's SwitchMmu.
+type mmu struct {
+	buffer     int64
+	totalHdrm  int64
+	totalRsrv  int64
+	sharedUsed int64
+	used       int64 // all admitted data-class bytes, for drop-tail and checks
+	maxUsed    int64
+}
+
+type portState struct {
+	node, peer int32
+	rate       int64
+	psPerByte  Time // serialisation time of one byte when exact, else 0
+	delay      Time
+	up         bool
+	host       bool // egress port of a host NIC
+
+	// egress queues
+	q      [nClass]ring
+	qBytes [nClass]int64
+	bytes  int64 // all classes
+
+	// transmitter
+	busyUntil   Time
+	kickAt      Time
+	kickGen     uint32
+	kickPending bool
+
+	// the link's direction that starts at this port
+	wire      wireRing
+	wireGen   uint32
+	wireBytes int64
+	loss      float64
+	rng       rand.PCG
+
+	// PFC: paused by the downstream node (data class only)
+	paused      bool
+	pausedSince Time
+	pausedTotal Time
+
+	// buffer accounting of packets that entered this port's node through this
+	// port's link (the port is the "ingress" of HPCC's MMU)
+	inBytes   int64
+	hdrmBytes int64
+	headroom  int64
+	shift     uint8
+	pfcSent   bool // we have paused the peer
+
+	// ECN marking on this egress port
+	ecn        bool
+	kmin, kmax int64
+	pmax       float64
+
+	txBytes int64
+	cp      cc.CongestionPoint
+	cpEnv   *cpEnv
+
+	// host NIC: the flows it sends (round robin as HPCC's RdmaEgressQueue)
+	qps    []int32
+	rrLast int
+
+	st portStats
+}
+
+type flowState struct {
+	id         int32
+	src, dst   int32
+	size       int64
+	algo       int32
+	state      uint8
+	port       int32 // sender NIC port
+	hashData   uint32
+	hashAck    uint32
+	baseRTT    Time
+	maxBDP     int64
+	idealFCT   Time
+	bottleneck int64
+
+	// sender
+	sndNxt, sndUna, sndMax int64
+	rate                   int64
+	window                 int64
+	nextAvail              Time
+	lastSendAt             Time
+	lastPktSize            int64
+	sender                 cc.Sender
+	sendObs                cc.SendObserver
+	env                    *flowEnv
+	timers                 [cc.MaxTimers]timerSlot
+	rtoGen                 uint32
+	rtoPending             bool
+	rtoAt                  Time
+	lastProgress           Time
+	backoff                int
+	dirty                  bool // rate or window changed during a callback
+	retxBytes              int64
+	timeouts               int
+
+	// receiver
+	rcvNxt     int64
+	rxPkts     int32 // data packets since the previous ACK
+	rxMarked   int32 // of those, ECN-marked
+	rxInOrder  int32 // in-order packets since the previous ACK
+	lastNack   int64
+	nackUntil  Time
+	lastCNP    Time
+	cnpEver    bool
+	delivered  int64
+	sampledDel int64
+	halfDel    int64
+	halfActive bool
+
+	startAt, finishAt Time
+	gauges            []gauge
+}
+
+type timerSlot struct {
+	at    Time
+	gen   uint32
+	armed bool
+}
+
+type gauge struct {
+	v   float64
+	set bool
+}
+
+// counters are kept independently at the places bytes enter and leave the
+// network, so that Conservation can check them against queues and links.
+type counters struct {
+	created  [numPktKinds]int64 // bytes put into the network (or added to a packet by INT)
+	consumed [numPktKinds]int64 // bytes taken out at their destination
+	dropped  [numPktKinds]int64 // bytes dropped
+	drops    int64              // packets dropped
+	dataSent int64              // data wire bytes sent by NICs (incl. retransmissions)
+	retx     int64              // data payload bytes sent again
+}
+
+// New prepares a run. The Config must have been validated (package scenarios
+// does that); New still refuses inconsistent input with an error.
+func New(cfg Config) (*Sim, error) {
+	if err := CheckTopology(cfg.Nodes, cfg.Links); err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	if cfg.Host.MTU <= 0 || cfg.Host.Header < 0 || cfg.Host.Ack <= 0 || cfg.Host.AckEvery < 1 {
+		return nil, errors.New("sim: host mtu and ack must be > 0, header >= 0, ackEvery >= 1")
+	}
+	if cfg.Switch.Buffer <= 0 {
+		return nil, errors.New("sim: switch buffer must be > 0")
+	}
+	if len(cfg.Algos) == 0 {
+		return nil, errors.New("sim: no algorithm")
+	}
+	s := &Sim{cfg: cfg, pk: newPool(), groupLeft: map[int]int{}, groupAfter: map[int][]int32{}}
+	s.end = MaxDuration
+	if cfg.Duration > 0 {
+		s.end = cfg.Duration
+	}
+	if err := s.buildNodes(); err != nil {
+		return nil, err
+	}
+	if err := s.buildAlgos(); err != nil {
+		return nil, err
+	}
+	s.rt.compute(s)
+	s.computeBaseRTTs()
+	if err := s.buildFlows(); err != nil {
+		return nil, err
+	}
+	if err := s.buildEvents(); err != nil {
+		return nil, err
+	}
+	if err := s.tel.init(s); err != nil {
+		return nil, err
+	}
+	if cfg.Duration > 0 {
+		s.q.push(cfg.Duration/2, evHalf, 0, 0)
+	}
+	if len(s.flows) == 0 && cfg.Duration == 0 {
+		s.stop("no flows")
+	}
+	return s, nil
+}
+
+func (s *Sim) buildNodes() error {
+	cfg := &s.cfg
+	s.nodes = make([]nodeState, len(cfg.Nodes))
+	for i, n := range cfg.Nodes {
+		s.nodes[i] = nodeState{name: n.Name, kind: n.Kind, hostIx: -1}
+		if n.Kind == Host {
+			s.nodes[i].hostIx = int32(len(s.hosts))
+			s.hosts = append(s.hosts, int32(i))
+		}
+	}
+	// the NIC rate is the host link rate (HPCC uses the first host's)
+	var nicRate int64
+	for _, l := range cfg.Links {
+		if cfg.Nodes[l.A].Kind == Host || cfg.Nodes[l.B].Kind == Host {
+			nicRate = l.Rate
+			break
+		}
+	}
+	s.ports = make([]portState, 2*len(cfg.Links))
+	for i, l := range cfg.Links {
+		for d := 0; d < 2; d++ {
+			from, to := l.A, l.B
+			if d == 1 {
+				from, to = l.B, l.A
+			}
+			id := int32(2*i + d)
+			p := &s.ports[id]
+			p.node, p.peer = int32(from), int32(to)
+			p.rate, p.delay = l.Rate, l.Delay
+			if 8*int64(Second)%l.Rate == 0 {
+				p.psPerByte = Time(8 * int64(Second) / l.Rate)
+			}
+			p.up = true
+			p.host = cfg.Nodes[from].Kind == Host
+			p.rng = *rand.NewPCG(cfg.Seed, uint64(id)*0x9e3779b97f4a7c15+1)
+			s.nodes[from].ports = append(s.nodes[from].ports, id)
+			if !p.host {
+				sw := cfg.Switch
+				factor := sw.HeadroomFactor
+				if factor == 0 {
+					factor = 3
+				}
+				p.headroom = mulDiv(l.Rate, int64(l.Delay), 8*int64(Second)) * factor
+				shift := uint8(3)
+				r := l.Rate
+				for r > nicRate && shift > 0 && nicRate > 0 {
+					shift--
+					r /= 2
+				}
+				p.shift = shift
+				if sw.ECN.Enabled {
+					p.ecn = true
+					p.kmin, p.kmax, p.pmax = sw.ECN.Kmin, sw.ECN.Kmax, sw.ECN.Pmax
+					if sw.ECN.ScaleWithRate && sw.ECN.RefRate > 0 {
+						p.kmin = mulDiv(sw.ECN.Kmin, l.Rate, sw.ECN.RefRate)
+						p.kmax = mulDiv(sw.ECN.Kmax, l.Rate, sw.ECN.RefRate)
+					}
+				}
+			}
+		}
+	}
+	reserve := cfg.Switch.Reserve
+	for i := range s.nodes {
+		n := &s.nodes[i]
+		if n.kind != Switch {
+			continue
+		}
+		n.mmu.buffer = cfg.Switch.Buffer
+		for _, pid := range n.ports {
+			n.mmu.totalHdrm += s.ports[pid].headroom
+			n.mmu.totalRsrv += reserve
+		}
+		if cfg.Switch.PFC && n.mmu.totalHdrm+n.mmu.totalRsrv >= n.mmu.buffer {
+			return fmt.Errorf("sim: switch %s: buffer %d B is smaller than its PFC headroom and reserve (%d B)",
+				n.name, n.mmu.buffer, n.mmu.totalHdrm+n.mmu.totalRsrv)
+		}
+	}
+	return nil
+}
+
+func (s *Sim) buildAlgos() error {
+	s.algos = make([]algoRun, len(s.cfg.Algos))
+	for i, a := range s.cfg.Algos {
+		if a.Algo == nil || a.Algo.NewSender == nil {
+			return fmt.Errorf("sim: algorithm %d has no sender", i)
+		}
+		r := &s.algos[i]
+		r.spec = a
+		r.params = a.Params.Clone()
+		if a.Algo.AckHighPriority {
+			r.ackClass = classHigh
+		} else {
+			r.ackClass = classData
+		}
+		if s.cfg.Switch.INT {
+			r.intFixed = int32(a.Algo.INT.FixedBytes)
+			r.intPerHop = int32(a.Algo.INT.PerHopBytes)
+		}
+		if a.Algo.INT.FlowCount {
+			s.flowCount = true
+		}
+		if a.Algo.NewReceiver != nil {
+			r.receivers = map[int32]cc.Receiver{}
+		}
+	}
+	s.intOn = s.cfg.Switch.INT
+	if s.flowCount {
+		s.fc.init(len(s.ports), s.cfg.Switch.FlowCountTimeout)
+	}
+	// congestion points (QCN): one per switch egress port, of the first
+	// algorithm in the run that has one
+	s.cpAlgo = -1
+	for i := range s.algos {
+		a := s.algos[i].spec.Algo
+		if a.NewCongestionPoint == nil || s.cpAlgo >= 0 {
+			continue
+		}
+		s.cpAlgo = i
+		for pid := range s.ports {
+			p := &s.ports[pid]
+			if p.host || p.cp != nil {
+				continue
+			}
+			p.cp = a.NewCongestionPoint(cc.PortInfo{ID: int32(pid), Rate: p.rate, Name: s.PortName(int32(pid))}, s.algos[i].params)
+			p.cpEnv = &cpEnv{s: s, p: int32(pid)}
+		}
+	}
+	return nil
+}
+
+func (s *Sim) buildFlows() error {
+	cfg := &s.cfg
+	s.flows = make([]flowState, len(cfg.Flows))
+	for i, fs := range cfg.Flows {
+		if fs.Src < 0 || fs.Src >= len(cfg.Nodes) || fs.Dst < 0 || fs.Dst >= len(cfg.Nodes) ||
+			cfg.Nodes[fs.Src].Kind != Host || cfg.Nodes[fs.Dst].Kind != Host {
+			return fmt.Errorf("sim: flow %d: src and dst must be hosts", i)
+		}
+		if fs.Src == fs.Dst {
+			return fmt.Errorf("sim: flow %d: src and dst are the same host", i)
+		}
+		if fs.Size <= 0 {
+			return fmt.Errorf("sim: flow %d: size must be > 0", i)
+		}
+		if fs.Algo < 0 || fs.Algo >= len(s.algos) {
+			return fmt.Errorf("sim: flow %d: unknown algorithm index %d", i, fs.Algo)
+		}
+		if !s.rt.reachable(s, int32(fs.Src), int32(fs.Dst)) {
+			return fmt.Errorf("sim: flow %d: no path from %s to %s", i, cfg.Nodes[fs.Src].Name, cfg.Nodes[fs.Dst].Name)
+		}
+		f := &s.flows[i]
+		f.id = int32(i)
+		f.src, f.dst = int32(fs.Src), int32(fs.Dst)
+		f.size = fs.Size
+		f.algo = int32(fs.Algo)
+		f.port = -1
+		// 4-tuple hashes: sip, dip, sport (one per flow), dport 100, as in HPCC
+		sport := uint32(10000 + i)
+		f.hashData = hash4(uint32(fs.Src), uint32(fs.Dst), sport, 100)
+		f.hashAck = hash4(uint32(fs.Dst), uint32(fs.Src), 100, sport)
+		s.setFlowPath(f)
+		if fs.Group >= 0 {
+			s.groupLeft[fs.Group]++
+		}
+		s.pending++
+		if fs.After >= 0 {
+			s.groupAfter[fs.After] = append(s.groupAfter[fs.After], int32(i))
+			continue
+		}
+		if fs.Start < 0 {
+			return fmt.Errorf("sim: flow %d: negative start", i)
+		}
+		s.q.push(fs.Start, evFlowStart, int32(i), 0)
+	}
+	for g := range s.groupAfter {
+		if s.groupLeft[g] == 0 {
+			return fmt.Errorf("sim: flows wait for group %d, which has no flows", g)
+		}
+	}
+	return nil
+}
+
+func (s *Sim) buildEvents() error {
+	names := PortNames(s.cfg.Nodes, s.cfg.Links)
+	for i, e := range s.cfg.Events {
+		if e.At < 0 {
+			return fmt.Errorf("sim: event %d: negative time", i)
+		}
+		switch e.Kind {
+		case EventParams:
+			if e.Algo >= len(s.algos) {
+				return fmt.Errorf("sim: event %d: unknown algorithm index %d", i, e.Algo)
+			}
+		case EventLinkDown, EventLinkUp, EventLoss:
+			found := false
+			for _, n := range names {
+				if n == e.Port {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return fmt.Errorf("sim: event %d: unknown port %q", i, e.Port)
+			}
+			if e.Kind == EventLoss && (e.Loss < 0 || e.Loss > 1) {
+				return fmt.Errorf("sim: event %d: loss %g outside [0,1]", i, e.Loss)
+			}
+		default:
+			return fmt.Errorf("sim: event %d: unknown kind %d", i, e.Kind)
+		}
+		s.q.push(e.At, evScript, int32(i), 0)
+	}
+	return nil
+}
+
+// Now is the current simulated time.
+func (s *Sim) Now() Time { return s.now }
+
+// End is the time the run stops at, as far as is known now.
+func (s *Sim) End() Time { return s.end }
+
+// Done reports whether the run has reached its end.
+func (s *Sim) Done() bool { return s.stopped }
+
+// Events is the number of events processed so far.
+func (s *Sim) Events() uint64 { return s.events }
+
+// FlowsFinished is the number of flows that have finished.
+func (s *Sim) FlowsFinished() int { return s.finished }
+
+// MaxBaseRTT is the maximum base RTT over all host pairs.
+func (s *Sim) MaxBaseRTT() Time { return s.maxRTT }
+
+// MaxBDP is the maximum bandwidth-delay product over all host pairs, in bytes.
+func (s *Sim) MaxBDP() int64 { return s.maxBDP }
+
+// RunUntil processes every event up to and including time limit (or the end
+// of the run, whichever is first) and returns. It may be called repeatedly.
+func (s *Sim) RunUntil(limit Time) error {
+	if limit > s.end {
+		limit = s.end
+	}
+	for !s.stopped {
+		if s.q.len() == 0 {
+			// nothing left to happen: the run is over at the later of now and
+			// (with a duration) its end
+			if s.cfg.Duration > 0 {
+				if limit < s.end {
+					s.now = limit
+					return s.check
+				}
+				s.now = s.end
+			}
+			s.stop("idle")
+			break
+		}
+		at := s.q.peekTime()
+		if at > limit {
+			if limit >= s.end {
+				s.now = s.end
+				s.stop("duration")
+				break
+			}
+			s.now = limit
+			return s.check
+		}
+		ev := s.q.pop()
+		s.now = ev.at
+		s.events++
+		s.dispatch(&ev)
+	}
+	return s.check
+}
+
+// Run runs to the end.
+func (s *Sim) Run() error { return s.RunUntil(s.end) }
+
+// Stop ends the run now (e.g. on Ctrl-C); results cover what was simulated.
+func (s *Sim) Stop() { s.stop("stopped") }
+
+func (s *Sim) stop(reason string) {
+	if s.stopped {
+		return
+	}
+	s.stopped = true
+	s.end = s.now
+	s.endReason = reason
+	s.tel.finish(s)
+}
+
+func (s *Sim) dispatch(ev *event) {
+	switch ev.kind() {
+	case evArrive:
+		s.onArrive(ev.obj, ev.arg)
+	case evKick:
+		p := &s.ports[ev.obj]
+		if ev.arg != p.kickGen || !p.kickPending {
+			return
+		}
+		p.kickPending = false
+		s.transmit(ev.obj)
+	case evFlowStart:
+		s.startFlow(ev.obj)
+	case evTimer:
+		s.onTimer(ev.obj, ev.arg)
+	case evRTO:
+		s.onRTO(ev.obj, ev.arg)
+	case evSample:
+		s.tel.sample(s)
+	case evScript:
+		s.runScript(int(ev.obj))
+	case evHalf:
+		s.halfSnapshot()
+	}
+}
+
+// violate records the first invariant violation.
+func (s *Sim) violate(format string, args ...any) {
+	if s.check == nil {
+		s.check = fmt.Errorf("sim: invariant violated at %d ps: "+format, append([]any{s.now}, args...)...)
+	}
+}

@@ -1,0 +1,83 @@
+package sim
+
+// event is one pending action. Events are ordered by (at, key), where key is
+// the insertion sequence shifted left by 8 bits with the kind in the low
+// byte: two events at the same picosecond run in the order they were
+// scheduled, which makes every run deterministic.
+type event struct {
+	at  Time
+	key uint64 // seq<<8 | kind
+	obj int32  // port, flow, or index, by kind
+	arg uint32 // generation or slot, by kind
+}
+
+func (e *event) kind() evKind { return evKind(e.key & 0xff) }
+
+func (e *event) less(f *event) bool {
+	return e.at < f.at || (e.at == f.at && e.key < f.key)
+}
+
+// eventQueue is a binary min-heap of event values (no pointers, no
+// interfaces): pushing and popping allocate nothing once the slice has grown.
+type eventQueue struct {
+	h   []event
+	seq uint64
+}
+
+func (q *eventQueue) len() int { return len(q.h) }
+
+// push schedules an event of kind k at time at.
+func (q *eventQueue) push(at Time, k evKind, obj int32, arg uint32) {
+	q.seq++
+	e := event{at: at, key: q.seq<<8 | uint64(k), obj: obj, arg: arg}
+	q.h = append(q.h, e)
+	// sift up
+	h := q.h
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !e.less(&h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = e
+}
+
+// pop removes and returns the earliest event. The queue must not be empty.
+func (q *eventQueue) pop() event {
+	h := q.h
+	top := h[0]
+	n := len(h) - 1
+	last := h[n]
+	q.h = h[:n]
+	if n > 0 {
+		q.siftDown(last, n)
+	}
+	return top
+}
+
+// siftDown places e at the root of a heap of n elements and restores order.
+func (q *eventQueue) siftDown(e event, n int) {
+	h := q.h
+	i := 0
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if r := c + 1; r < n && h[r].less(&h[c]) {
+			c = r
+		}
+		if !h[c].less(&e) {
+			break
+		}
+		h[i] = h[c]
+		i = c
+	}
+	h[i] = e
+}
+
+// peekTime returns the time of the earliest event; the queue must not be empty.
+func (q *eventQueue) peekTime() Time { return q.h[0].at }

@@ -1,0 +1,622 @@
+package sim
+
+import (
+	"cclab/cc"
+)
+
+// flowEnv is a flow's handle on the engine, given to its algorithm.
+type flowEnv struct {
+	s *Sim
+	f int32
+}
+
+func (e *flowEnv) Now() Time { return e.s.now }
+
+func (e *flowEnv) SetRate(bps int64) {
+	s := e.s
+	f := &s.flows[e.f]
+	if bps <= 0 {
+		bps = 1
+	}
+	if bps == f.rate {
+		return
+	}
+	f.rate = bps
+	// as HPCC's ChangeRate: the next send is due one packet time after the
+	// last one, at the new rate
+	if f.lastPktSize > 0 {
+		if bps == cc.Unlimited {
+			f.nextAvail = f.lastSendAt
+		} else {
+			f.nextAvail = f.lastSendAt + serTime(f.lastPktSize, bps)
+		}
+	}
+	f.dirty = true
+}
+
+func (e *flowEnv) SetWindow(bytes int64) {
+	f := &e.s.flows[e.f]
+	if bytes < 0 {
+		bytes = 0
+	}
+	if bytes != f.window {
+		f.window = bytes
+		f.dirty = true
+	}
+}
+
+func (e *flowEnv) SetTimer(slot int, at Time) {
+	s := e.s
+	f := &s.flows[e.f]
+	if slot < 0 || slot >= cc.MaxTimers {
+		s.violate("flow %d: timer slot %d out of range", e.f, slot)
+		return
+	}
+	if at < s.now {
+		at = s.now
+	}
+	t := &f.timers[slot]
+	t.gen = (t.gen + 1) & 0xffffff
+	t.at = at
+	t.armed = true
+	s.q.push(at, evTimer, e.f, uint32(slot)<<24|t.gen)
+}
+
+func (e *flowEnv) CancelTimer(slot int) {
+	if slot < 0 || slot >= cc.MaxTimers {
+		return
+	}
+	t := &e.s.flows[e.f].timers[slot]
+	t.armed = false
+	t.gen = (t.gen + 1) & 0xffffff
+}
+
+func (e *flowEnv) Gauge(series int, v float64) {
+	f := &e.s.flows[e.f]
+	if series < 0 || series >= len(f.gauges) {
+		return
+	}
+	f.gauges[series] = gauge{v: v, set: true}
+}
+
+func (e *flowEnv) Event(series int, v float64) {
+	s := e.s
+	a := &s.algos[s.flows[e.f].algo]
+	if series < 0 || series >= len(a.series) {
+		return
+	}
+	s.tel.event(s, a.series[series], e.f, v)
+}
+
+// afterCC applies what an algorithm callback changed: a new rate or window
+// may let the NIC send now.
+func (s *Sim) afterCC(f *flowState) {
+	if !f.dirty {
+		return
+	}
+	f.dirty = false
+	if f.state == flowActive && f.port >= 0 {
+		s.wake(f.port, s.now)
+	}
+}
+
+// bindFlow picks the sender NIC port of a flow (ECMP over the host's ports).
+func (s *Sim) bindFlow(f *flowState) {
+	pid := s.rt.next(s, f.src, f.dst, f.hashData)
+	if pid == f.port {
+		return
+	}
+	if f.port >= 0 {
+		s.unbindFlow(f)
+	}
+	f.port = pid
+	if pid >= 0 {
+		p := &s.ports[pid]
+		p.qps = append(p.qps, f.id)
+	}
+}
+
+func (s *Sim) unbindFlow(f *flowState) {
+	p := &s.ports[f.port]
+	for i, id := range p.qps {
+		if id == f.id {
+			p.qps = append(p.qps[:i], p.qps[i+1:]...)
+			if p.rrLast >= len(p.qps) {
+				p.rrLast = 0
+			}
+			break
+		}
+	}
+	f.port = -1
+}
+
+func (s *Sim) startFlow(id int32) {
+	f := &s.flows[id]
+	if f.state != flowPending {
+		return
+	}
+	a := &s.algos[f.algo]
+	f.state = flowActive
+	f.startAt = s.now
+	s.pending--
+	s.started++
+	f.env = &flowEnv{s: s, f: id}
+	f.rate = cc.Unlimited
+	f.window = cc.Unlimited
+	f.nextAvail = s.now
+	f.lastProgress = s.now
+	f.gauges = make([]gauge, len(a.series))
+	info := cc.FlowInfo{
+		ID: id, Size: f.size, BaseRTT: f.baseRTT, MaxBDP: f.maxBDP,
+		MTU: s.cfg.Host.MTU, Header: s.cfg.Host.Header,
+		Hops: int(s.rt.hops(s, f.src, f.dst)) - 1,
+	}
+	s.bindFlow(f)
+	if f.port >= 0 {
+		info.LineRate = s.ports[f.port].rate
+	}
+	f.sender = a.spec.Algo.NewSender(info, a.params)
+	f.sendObs, _ = f.sender.(cc.SendObserver)
+	f.sender.Start(f.env)
+	f.dirty = false
+	s.tel.flowStarted(s, id)
+	if s.cfg.Host.RTO > 0 {
+		s.armRTO(f)
+	}
+	if f.port >= 0 {
+		s.wake(f.port, s.now)
+	}
+}
+
+func (s *Sim) finishFlow(f *flowState) {
+	f.state = flowDone
+	f.finishAt = s.now
+	s.finished++
+	for i := range f.timers {
+		f.timers[i].armed = false
+		f.timers[i].gen = (f.timers[i].gen + 1) & 0xffffff
+	}
+	f.rtoGen++
+	f.rtoPending = false
+	f.sender, f.sendObs, f.env = nil, nil, nil
+	if f.port >= 0 {
+		s.unbindFlow(f)
+	}
+	fs := &s.cfg.Flows[f.id]
+	if fs.Group >= 0 {
+		s.groupLeft[fs.Group]--
+		if s.groupLeft[fs.Group] == 0 {
+			for _, nid := range s.groupAfter[fs.Group] {
+				s.q.push(s.now+s.cfg.Flows[nid].Start, evFlowStart, nid, 0)
+			}
+		}
+	}
+	if s.finished == len(s.flows) && s.cfg.Duration == 0 {
+		s.stop("all flows finished")
+	}
+}
+
+// nextData picks the flow whose packet the host port sends next, round
+// robin over its flows, as HPCC's RdmaEgressQueue does; -1 if none may send
+// now. wakeAt is the earliest time a rate-limited flow may send.
+func (s *Sim) nextData(p *portState) (int32, Time) {
+	n := len(p.qps)
+	wakeAt := Time(-1)
+	for i := 1; i <= n; i++ {
+		idx := (p.rrLast + i) % n
+		f := &s.flows[p.qps[idx]]
+		if f.sndNxt >= f.size {
+			continue
+		}
+		if f.window != cc.Unlimited && f.sndNxt-f.sndUna >= f.window {
+			continue
+		}
+		if f.nextAvail > s.now {
+			if wakeAt < 0 || f.nextAvail < wakeAt {
+				wakeAt = f.nextAvail
+			}
+			continue
+		}
+		p.rrLast = idx
+		return f.id, wakeAt
+	}
+	return -1, wakeAt
+}
+
+// makeData builds the flow's next data packet (HPCC's GetNxtPacket).
+func (s *Sim) makeData(f *flowState) int32 {
+	h := &s.cfg.Host
+	payload := f.size - f.sndNxt
+	if payload > h.MTU {
+		payload = h.MTU
+	}
+	a := &s.algos[f.algo]
+	id, pk := s.pk.get()
+	pk.kind = pktData
+	pk.class = classData
+	pk.flow = f.id
+	pk.dst = f.dst
+	pk.hash = f.hashData
+	pk.seq = f.sndNxt
+	pk.payload = int32(payload)
+	pk.size = int32(payload + h.Header + int64(a.intFixed))
+	pk.sentAt = s.now
+	pk.first = f.sndNxt == 0
+	pk.last = f.sndNxt+payload >= f.size
+	pk.ingress = -1
+	retx := f.sndNxt < f.sndMax
+	f.sndNxt += payload
+	if f.sndNxt > f.sndMax {
+		f.sndMax = f.sndNxt
+	}
+	wire := int64(pk.size)
+	s.cnt.created[pktData] += wire
+	s.cnt.dataSent += wire
+	if retx {
+		s.cnt.retx += payload
+		f.retxBytes += payload
+	}
+	f.lastSendAt = s.now
+	f.lastPktSize = wire
+	if f.rate == cc.Unlimited {
+		f.nextAvail = s.now
+	} else {
+		f.nextAvail = s.now + serTime(wire, f.rate)
+	}
+	if f.sendObs != nil {
+		f.sendObs.OnSend(f.env, payload, wire, retx)
+		s.afterCC(f)
+	}
+	return id
+}
+
+// wake makes sure port pid tries to transmit at time t (or earlier).
+func (s *Sim) wake(pid int32, t Time) {
+	p := &s.ports[pid]
+	if t < p.busyUntil {
+		t = p.busyUntil
+	}
+	if t <= s.now {
+		if !p.kickPending || p.kickAt > s.now {
+			// transmit right away; a later pending kick stays valid
+			s.transmit(pid)
+			return
+		}
+		return
+	}
+	if p.kickPending && p.kickAt <= t {
+		return
+	}
+	p.kickGen++
+	p.kickAt = t
+	p.kickPending = true
+	s.q.push(t, evKick, pid, p.kickGen)
+}
+
+// transmit starts sending the next packet on port pid if it is free.
+func (s *Sim) transmit(pid int32) {
+	p := &s.ports[pid]
+	if !p.up || p.busyUntil > s.now {
+		if p.up {
+			s.wake(pid, p.busyUntil)
+		}
+		return
+	}
+	var id int32 = -1
+	var wakeAt Time = -1
+	switch {
+	case p.q[classHigh].n > 0:
+		id = s.dequeue(p, pid, classHigh)
+	case p.q[classData].n > 0 && !p.paused:
+		id = s.dequeue(p, pid, classData)
+	case p.host && !p.paused && len(p.qps) > 0:
+		var fid int32
+		fid, wakeAt = s.nextData(p)
+		if fid >= 0 {
+			id = s.makeData(&s.flows[fid])
+		}
+	}
+	if id < 0 {
+		if wakeAt > s.now {
+			s.wake(pid, wakeAt)
+		}
+		return
+	}
+	pk := s.pk.at(id)
+	ser := p.psPerByte * Time(pk.size)
+	if ser == 0 {
+		ser = serTime(int64(pk.size), p.rate)
+	}
+	p.busyUntil = s.now + ser
+	p.txBytes += int64(pk.size)
+	p.st.busy += ser
+	arrive := p.busyUntil + p.delay
+	if p.wire.n == 0 {
+		s.q.push(arrive, evArrive, pid, p.wireGen)
+	}
+	p.wire.push(arrive, id)
+	p.wireBytes += int64(pk.size)
+	// more to send after this one?
+	if p.q[classHigh].n > 0 || (!p.paused && (p.q[classData].n > 0 || (p.host && len(p.qps) > 0))) {
+		s.wake(pid, p.busyUntil)
+	}
+}
+
+// onArrive delivers the head of port pid's wire to the peer node.
+func (s *Sim) onArrive(pid int32, gen uint32) {
+	p := &s.ports[pid]
+	if gen != p.wireGen || p.wire.n == 0 {
+		return
+	}
+	slot := p.wire.pop()
+	if p.wire.n > 0 {
+		s.q.push(p.wire.peek().at, evArrive, pid, p.wireGen)
+	}
+	pk := s.pk.at(slot.id)
+	p.wireBytes -= int64(pk.size)
+	if p.loss > 0 && uniform(&p.rng) < p.loss {
+		s.drop(slot.id, pid)
+		return
+	}
+	if s.nodes[p.peer].kind == Switch {
+		s.switchReceive(slot.id, pk, pid)
+	} else {
+		s.hostReceive(slot.id, pk, pid)
+	}
+}
+
+func uniform(r interface{ Uint64() uint64 }) float64 {
+	return float64(r.Uint64()>>11) / (1 << 53)
+}
+
+// drop discards a packet that is in no queue and on no wire.
+func (s *Sim) drop(id int32, pid int32) {
+	pk := s.pk.at(id)
+	s.cnt.dropped[pk.kind] += int64(pk.size)
+	s.cnt.drops++
+	if pid >= 0 {
+		s.ports[pid].st.drops++
+		s.ports[pid].st.dropsTick++
+	}
+	s.pk.put(id)
+}
+
+func (s *Sim) consume(id int32, pk *packet) {
+	s.cnt.consumed[pk.kind] += int64(pk.size)
+	s.pk.put(id)
+}
+
+// hostReceive handles a packet arriving at a host over the link of port pid
+// (pid is the peer's egress port; pid^1 is this host's port on that link).
+func (s *Sim) hostReceive(id int32, pk *packet, pid int32) {
+	switch pk.kind {
+	case pktData:
+		s.receiveData(id, pk)
+	case pktAck, pktNack:
+		s.receiveAck(id, pk)
+	case pktCNP:
+		f := &s.flows[pk.flow]
+		s.consume(id, pk)
+		if f.state == flowActive {
+			f.sender.OnCNP(f.env)
+			s.afterCC(f)
+		}
+	case pktQCN:
+		f := &s.flows[pk.flow]
+		fb := cc.QCNFeedback{Fb: int(pk.fb), Port: int32(pk.seq)}
+		s.consume(id, pk)
+		if f.state == flowActive {
+			f.sender.OnQCN(f.env, fb)
+			s.afterCC(f)
+		}
+	case pktPFC:
+		s.receivePFC(id, pk, pid)
+	}
+}
+
+// receiveData is the receiver NIC (HPCC's ReceiveUdp and ReceiverCheckSeq):
+// in-order data advances the expected sequence and is acknowledged every
+// AckEvery packets and at the end of the flow; a gap triggers a NACK (at most
+// one per NackInterval for the same expected sequence); a duplicate is
+// acknowledged again so that a sender whose ACKs were lost can move on.
+func (s *Sim) receiveData(id int32, pk *packet) {
+	f := &s.flows[pk.flow]
+	h := &s.cfg.Host
+	a := &s.algos[f.algo]
+	s.cnt.consumed[pktData] += int64(pk.size)
+	f.rxPkts++
+	if pk.ecn {
+		f.rxMarked++
+	}
+	inOrder := pk.seq == f.rcvNxt
+	if a.receivers != nil {
+		r := a.receivers[f.dst]
+		if r == nil {
+			r = a.spec.Algo.NewReceiver(a.params)
+			a.receivers[f.dst] = r
+		}
+		s.data = cc.DataInfo{Flow: f.id, Seq: pk.seq, Payload: int64(pk.payload), Size: f.size, SentAt: pk.sentAt,
+			Now: s.now, ECN: pk.ecn, First: pk.first, Last: pk.last, InOrder: inOrder, Src: f.src}
+		pk.window = r.OnData(&s.data)
+	}
+	kind := pktKind(255)
+	switch {
+	case inOrder:
+		f.rcvNxt += int64(pk.payload)
+		f.delivered += int64(pk.payload)
+		f.rxInOrder++
+		if int(f.rxInOrder) >= h.AckEvery || f.rcvNxt >= f.size {
+			kind = pktAck
+		}
+	case pk.seq > f.rcvNxt:
+		if s.now >= f.nackUntil || f.lastNack != f.rcvNxt {
+			f.nackUntil = s.now + h.NackInterval
+			f.lastNack = f.rcvNxt
+			kind = pktNack
+		}
+	default:
+		kind = pktAck
+	}
+	cnp := false
+	if pk.ecn && (h.CNPInterval == 0 || !f.cnpEver || s.now-f.lastCNP >= h.CNPInterval) {
+		cnp = true
+		f.cnpEver = true
+		f.lastCNP = s.now
+	}
+	if kind == pktKind(255) && !cnp {
+		s.pk.put(id)
+		return
+	}
+	// turn the data packet into its ACK, NACK or CNP in place: the INT stack
+	// and the send timestamp are echoed without a copy
+	intEcho := int64(0)
+	if s.intOn && (a.intFixed > 0 || a.intPerHop > 0) {
+		intEcho = int64(a.intFixed) + int64(pk.nhop)*int64(a.intPerHop)
+	}
+	pk.dst = f.src
+	pk.hash = f.hashAck
+	pk.ingress = -1
+	pk.payload = 0
+	pk.ecn = false
+	if kind == pktKind(255) {
+		// a CNP on its own (the packet needs no ACK): high priority, no INT
+		pk.kind = pktCNP
+		pk.class = classHigh
+		pk.size = int32(h.Ack)
+		pk.nhop = 0
+	} else {
+		pk.kind = kind
+		pk.class = a.ackClass
+		pk.seq = f.rcvNxt
+		pk.size = int32(h.Ack + intEcho)
+		pk.cnp = cnp
+		pk.acked = clamp16(f.rxPkts)
+		pk.marked = clamp16(f.rxMarked)
+		f.rxPkts, f.rxMarked, f.rxInOrder = 0, 0, 0
+	}
+	s.cnt.created[pk.kind] += int64(pk.size)
+	s.hostEnqueue(id, pk, f.dst)
+}
+
+// hostEnqueue queues a control packet at the host's NIC port towards dst.
+func (s *Sim) hostEnqueue(id int32, pk *packet, host int32) {
+	pid := s.rt.next(s, host, pk.dst, pk.hash)
+	if pid < 0 {
+		s.drop(id, -1)
+		return
+	}
+	p := &s.ports[pid]
+	p.q[pk.class].push(id)
+	s.queueAdd(p, pk.class, int64(pk.size))
+	s.transmit(pid)
+}
+
+func (s *Sim) receiveAck(id int32, pk *packet) {
+	f := &s.flows[pk.flow]
+	if f.state != flowActive {
+		s.consume(id, pk)
+		return
+	}
+	newly := int64(0)
+	if pk.seq > f.sndUna {
+		newly = pk.seq - f.sndUna
+		f.sndUna = pk.seq
+		f.lastProgress = s.now
+		f.backoff = 0
+		if f.sndNxt < f.sndUna {
+			f.sndNxt = f.sndUna
+		}
+	}
+	if f.sndUna >= f.size {
+		s.consume(id, pk)
+		s.finishFlow(f)
+		return
+	}
+	if pk.kind == pktNack {
+		f.sndNxt = f.sndUna // go-back-N
+	}
+	// the Ack lives in the Sim (one scratch value) so that handing it to the
+	// algorithm through an interface does not allocate per ACK
+	s.ack = cc.Ack{
+		Seq: pk.seq, NACK: pk.kind == pktNack, NewlyAcked: newly,
+		Packets: int(pk.acked), ECNMarked: int(pk.marked), CNP: pk.cnp,
+		SentAt: pk.sentAt, Window: pk.window, INT: pk.hops[:pk.nhop],
+		SndNxt: f.sndNxt, SndUna: f.sndUna,
+	}
+	f.sender.OnAck(f.env, &s.ack)
+	s.ack.INT = nil
+	s.consume(id, pk)
+	f.dirty = false
+	// the ACK may have opened the window
+	if f.port >= 0 {
+		s.wake(f.port, s.now)
+	}
+}
+
+func (s *Sim) onTimer(fid int32, arg uint32) {
+	f := &s.flows[fid]
+	slot := int(arg >> 24)
+	t := &f.timers[slot]
+	if f.state != flowActive || !t.armed || t.gen != arg&0xffffff {
+		return
+	}
+	t.armed = false
+	f.sender.OnTimer(f.env, slot)
+	s.afterCC(f)
+}
+
+// armRTO makes sure an RTO check is pending for the flow.
+func (s *Sim) armRTO(f *flowState) {
+	if f.rtoPending {
+		return
+	}
+	f.rtoGen++
+	f.rtoPending = true
+	rto := s.cfg.Host.RTO << f.backoff
+	f.rtoAt = f.lastProgress + rto
+	if f.rtoAt <= s.now {
+		f.rtoAt = s.now + rto
+	}
+	s.q.push(f.rtoAt, evRTO, f.id, f.rtoGen)
+}
+
+// onRTO is the retransmission timer: if nothing has been acknowledged for
+// RTO while data is outstanding, go back to the first unacknowledged byte.
+// The check is lazy: ACKs only move lastProgress, and a check that finds the
+// deadline moved re-arms itself.
+func (s *Sim) onRTO(fid int32, gen uint32) {
+	f := &s.flows[fid]
+	if f.state != flowActive || gen != f.rtoGen {
+		return
+	}
+	f.rtoPending = false
+	rto := s.cfg.Host.RTO << f.backoff
+	if deadline := f.lastProgress + rto; deadline > s.now {
+		s.armRTO(f)
+		return
+	}
+	if f.sndNxt > f.sndUna {
+		f.sndNxt = f.sndUna
+		f.timeouts++
+		if f.backoff < 6 {
+			f.backoff++
+		}
+		f.lastProgress = s.now
+		if f.port < 0 {
+			s.bindFlow(f)
+		}
+		if f.port >= 0 {
+			s.wake(f.port, s.now)
+		}
+	} else {
+		f.lastProgress = s.now
+	}
+	s.armRTO(f)
+}
+
+func clamp16(v int32) int16 {
+	if v > 1<<15-1 {
+		return 1<<15 - 1
+	}
+	return int16(v)
+}

@@ -1,0 +1,172 @@
+package sim
+
+import "cclab/cc"
+
+type pktKind uint8
+
+const (
+	pktData pktKind = iota
+	pktAck
+	pktNack
+	pktCNP
+	pktPFC
+	pktQCN
+	numPktKinds
+)
+
+var pktKindNames = [numPktKinds]string{"data", "ack", "nack", "cnp", "pfc", "qcn"}
+
+// Traffic classes of an egress port: class 0 is strict high priority (PFC,
+// CNP, QCN feedback, and ACK/NACK when the algorithm asks for it), class 1 is
+// data (and ACKs otherwise). Only class 1 is subject to buffer admission, ECN
+// marking and PFC, as in HPCC's simulator (its queue 0 and queue 3).
+const (
+	classHigh = 0
+	classData = 1
+	nClass    = 2
+)
+
+// packet is the one packet type of the engine. Packets live in a chunked slab
+// (pointers stay valid while the slab grows) and are recycled through a free
+// list, so forwarding allocates nothing.
+type packet struct {
+	seq     int64 // data: first payload byte; ACK/NACK: cumulative acknowledgement
+	sentAt  Time  // data send time, echoed by the ACK
+	window  int64 // ACK: window assigned by a receiver-side algorithm
+	flow    int32
+	dst     int32  // destination node, for routing
+	hash    uint32 // ECMP hash of this direction of the flow
+	ingress int32  // the port it arrived on at the current switch (for buffer accounting)
+	size    int32  // bytes on the wire now
+	payload int32
+	next    int32 // free list link
+	fb      int32 // QCN feedback value
+	acked   int16 // ACK: data packets counted since the previous ACK
+	marked  int16 // ACK: of those, ECN-marked
+	kind    pktKind
+	class   uint8
+	ecn     bool
+	cnp     bool // ACK carries a CNP flag
+	first   bool
+	last    bool
+	pause   bool  // PFC: pause (true) or resume (false)
+	nhop    uint8 // INT records pushed so far
+	hops    [cc.MaxHops]cc.IntHop
+}
+
+const chunkBits = 12
+const chunkSize = 1 << chunkBits
+
+// pool hands out packet ids; get returns a zeroed packet.
+type pool struct {
+	chunks [][]packet
+	free   int32 // head of the free list, -1 when empty
+	n      int32 // ids handed out so far (high-water mark)
+	live   int   // packets currently allocated
+}
+
+func newPool() pool { return pool{free: -1} }
+
+func (p *pool) at(id int32) *packet {
+	return &p.chunks[id>>chunkBits][id&(chunkSize-1)]
+}
+
+func (p *pool) get() (int32, *packet) {
+	p.live++
+	if p.free >= 0 {
+		id := p.free
+		pk := p.at(id)
+		p.free = pk.next
+		*pk = packet{}
+		return id, pk
+	}
+	id := p.n
+	if int(id>>chunkBits) == len(p.chunks) {
+		p.chunks = append(p.chunks, make([]packet, chunkSize))
+	}
+	p.n++
+	return id, p.at(id)
+}
+
+func (p *pool) put(id int32) {
+	p.live--
+	pk := p.at(id)
+	pk.next = p.free
+	p.free = id
+}
+
+// ring is a FIFO of packet ids with amortised growth.
+type ring struct {
+	buf  []int32
+	head int
+	n    int
+}
+
+func (r *ring) push(id int32) {
+	if r.n == len(r.buf) {
+		r.grow()
+	}
+	r.buf[(r.head+r.n)&(len(r.buf)-1)] = id
+	r.n++
+}
+
+func (r *ring) pop() int32 {
+	id := r.buf[r.head]
+	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.n--
+	return id
+}
+
+func (r *ring) peek() int32 { return r.buf[r.head] }
+
+func (r *ring) at(i int) int32 { return r.buf[(r.head+i)&(len(r.buf)-1)] }
+
+func (r *ring) grow() {
+	size := 2 * len(r.buf)
+	if size == 0 {
+		size = 16
+	}
+	buf := make([]int32, size)
+	for i := 0; i < r.n; i++ {
+		buf[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
+	}
+	r.buf, r.head = buf, 0
+}
+
+// wireRing holds the packets on one direction of a link with their arrival
+// times, which are non-decreasing (a link is FIFO with a fixed delay).
+type wireRing struct {
+	buf  []wireSlot
+	head int
+	n    int
+}
+
+type wireSlot struct {
+	at Time
+	id int32
+}
+
+func (r *wireRing) push(at Time, id int32) {
+	if r.n == len(r.buf) {
+		size := 2 * len(r.buf)
+		if size == 0 {
+			size = 16
+		}
+		buf := make([]wireSlot, size)
+		for i := 0; i < r.n; i++ {
+			buf[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
+		}
+		r.buf, r.head = buf, 0
+	}
+	r.buf[(r.head+r.n)&(len(r.buf)-1)] = wireSlot{at, id}
+	r.n++
+}
+
+func (r *wireRing) pop() wireSlot {
+	s := r.buf[r.head]
+	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.n--
+	return s
+}
+
+func (r *wireRing) peek() wireSlot { return r.buf[r.head] }

@@ -1,0 +1,269 @@
+// Package report turns a run's results into the files of the results
+// contract (shared/spec/scenario-format.md, "Results"): flows.csv,
+// series.csv and summary.json. The CLI and the server both use it, so the
+// two produce the same bytes for the same run.
+package report
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"time"
+
+	"cclab/sim"
+)
+
+// FlowsHeader is the exact header of flows.csv.
+const FlowsHeader = "flow_id,src,dst,size_bytes,start_ns,finish_ns,fct_ns,ideal_fct_ns,slowdown,cc"
+
+// SeriesHeader is the exact header of series.csv.
+const SeriesHeader = "t_ns,metric,entity,value"
+
+// Nanos formats picoseconds as nanoseconds: an integer when whole, else with
+// up to three decimals ("862704", "20.96").
+func Nanos(t sim.Time) string {
+	neg := t < 0
+	if neg {
+		t = -t
+	}
+	s := strconv.FormatInt(int64(t/1000), 10)
+	if frac := int64(t % 1000); frac != 0 {
+		f := strconv.FormatInt(1000+frac, 10)[1:] // zero-padded to 3 digits
+		for f[len(f)-1] == '0' {
+			f = f[:len(f)-1]
+		}
+		s += "." + f
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// WriteFlows writes flows.csv: one row per flow; the finish, FCT and slowdown
+// of an unfinished flow are empty, and so is the start of a flow that never
+// started because it waited on a barrier.
+func WriteFlows(w io.Writer, r *sim.Result) error {
+	bw := bufio.NewWriter(w)
+	bw.WriteString(FlowsHeader + "\n")
+	for _, f := range r.Flows {
+		bw.WriteString(strconv.Itoa(f.ID))
+		bw.WriteByte(',')
+		bw.WriteString(f.Src)
+		bw.WriteByte(',')
+		bw.WriteString(f.Dst)
+		bw.WriteByte(',')
+		bw.WriteString(strconv.FormatInt(f.Size, 10))
+		bw.WriteByte(',')
+		if f.Started || f.Start >= 0 {
+			bw.WriteString(Nanos(f.Start))
+		}
+		bw.WriteByte(',')
+		if f.Finished {
+			bw.WriteString(Nanos(f.Finish))
+		}
+		bw.WriteByte(',')
+		if f.Finished {
+			bw.WriteString(Nanos(f.FCT))
+		}
+		bw.WriteByte(',')
+		bw.WriteString(Nanos(f.IdealFCT))
+		bw.WriteByte(',')
+		if f.Finished {
+			bw.WriteString(formatFloat(float64(f.FCT) / float64(f.IdealFCT)))
+		}
+		bw.WriteByte(',')
+		bw.WriteString(f.Algorithm)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// SeriesWriter is a sim.Observer that streams series.csv rows.
+type SeriesWriter struct {
+	s   *sim.Sim
+	w   *bufio.Writer
+	buf []byte
+	err error
+}
+
+// NewSeriesWriter writes the header and returns a writer to subscribe to s.
+func NewSeriesWriter(w io.Writer, s *sim.Sim) *SeriesWriter {
+	sw := &SeriesWriter{s: s, w: bufio.NewWriterSize(w, 1<<16)}
+	_, sw.err = sw.w.WriteString(SeriesHeader + "\n")
+	return sw
+}
+
+// Observe writes one batch of samples.
+func (sw *SeriesWriter) Observe(batch []sim.Sample) {
+	if sw.err != nil {
+		return
+	}
+	for _, x := range batch {
+		b := sw.buf[:0]
+		b = append(b, Nanos(x.T)...)
+		b = append(b, ',')
+		b = append(b, sw.s.MetricName(x.Metric)...)
+		b = append(b, ',')
+		b = append(b, sw.s.EntityName(x.Metric, x.Entity)...)
+		b = append(b, ',')
+		b = strconv.AppendFloat(b, x.Value, 'f', -1, 64)
+		b = append(b, '\n')
+		sw.buf = b
+		if _, err := sw.w.Write(b); err != nil {
+			sw.err = err
+			return
+		}
+	}
+}
+
+// Flush writes what is buffered and returns the first error seen.
+func (sw *SeriesWriter) Flush() error {
+	if sw.err != nil {
+		return sw.err
+	}
+	return sw.w.Flush()
+}
+
+// Stats are the summary statistics of a set of values.
+type Stats struct {
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+}
+
+// Bucket is one flow-size bucket of the slowdown summary.
+type Bucket struct {
+	Lo    int64    `json:"lo_bytes"`
+	Hi    *int64   `json:"hi_bytes"` // nil: no upper bound
+	Count int      `json:"count"`
+	Mean  *float64 `json:"mean"`
+	P50   *float64 `json:"p50"`
+	P95   *float64 `json:"p95"`
+	P99   *float64 `json:"p99"`
+}
+
+// QueueStats are a port's time-weighted queue percentiles, in bytes.
+type QueueStats struct {
+	P50 int64 `json:"p50"`
+	P99 int64 `json:"p99"`
+	Max int64 `json:"max"`
+}
+
+// Summary is summary.json.
+type Summary struct {
+	Scenario          json.RawMessage       `json:"scenario"`
+	WallSeconds       float64               `json:"wall_seconds"`
+	SimSeconds        float64               `json:"sim_seconds"`
+	Events            uint64                `json:"events"`
+	EventsPerSecond   float64               `json:"events_per_second"`
+	EndReason         string                `json:"end_reason"`
+	FlowsTotal        int                   `json:"flows_total"`
+	FlowsFinished     int                   `json:"flows_finished"`
+	FlowsUnfinished   int                   `json:"flows_unfinished"`
+	FCTSlowdown       *Stats                `json:"fct_slowdown"`
+	FCTSlowdownBySize []Bucket              `json:"fct_slowdown_by_size"`
+	Queues            map[string]QueueStats `json:"queues"`
+	Utilization       map[string]float64    `json:"utilization"`
+	PFCPauseFraction  map[string]float64    `json:"pfc_pause_fraction"`
+	Drops             int64                 `json:"drops"`
+	Jain              *float64              `json:"jain"`
+	MaxBaseRTTns      string                `json:"max_base_rtt_ns"`
+	MaxBDPBytes       int64                 `json:"max_bdp_bytes"`
+	Retransmitted     int64                 `json:"retransmitted_bytes"`
+}
+
+// Size buckets of fct_slowdown_by_size: <10 KB, 10–100 KB, 100 KB–1 MB,
+// 1–10 MB, ≥10 MB (decimal units).
+var bucketEdges = []int64{0, 10_000, 100_000, 1_000_000, 10_000_000}
+
+// Percentile is the nearest-rank percentile HPCC's analysis uses: v[int(n*p)]
+// of the sorted values (the last one when that index is n).
+func Percentile(sorted []float64, p float64) float64 {
+	i := int(float64(len(sorted)) * p)
+	if i >= len(sorted) {
+		i = len(sorted) - 1
+	}
+	return sorted[i]
+}
+
+func statsOf(v []float64) Stats {
+	sort.Float64s(v)
+	sum := 0.0
+	for _, x := range v {
+		sum += x
+	}
+	return Stats{Mean: sum / float64(len(v)), P50: Percentile(v, 0.5), P95: Percentile(v, 0.95), P99: Percentile(v, 0.99)}
+}
+
+// Summarize builds summary.json. scenario is the normalised scenario; wall
+// is the run's wall-clock time.
+func Summarize(r *sim.Result, scenario json.RawMessage, wall time.Duration) *Summary {
+	s := &Summary{
+		Scenario:         scenario,
+		WallSeconds:      wall.Seconds(),
+		SimSeconds:       float64(r.SimTime) / float64(sim.Second),
+		Events:           r.Events,
+		EndReason:        r.EndReason,
+		FlowsTotal:       len(r.Flows),
+		Queues:           map[string]QueueStats{},
+		Utilization:      map[string]float64{},
+		PFCPauseFraction: map[string]float64{},
+		Drops:            r.Drops,
+		Jain:             r.Jain,
+		MaxBaseRTTns:     Nanos(r.MaxBaseRTT),
+		MaxBDPBytes:      r.MaxBDP,
+		Retransmitted:    r.Retransmitted,
+	}
+	if wall > 0 {
+		s.EventsPerSecond = float64(r.Events) / wall.Seconds()
+	}
+	var all []float64
+	by := make([][]float64, len(bucketEdges))
+	for _, f := range r.Flows {
+		if !f.Finished {
+			continue
+		}
+		s.FlowsFinished++
+		sd := math.Max(1, float64(f.FCT)/float64(f.IdealFCT)) // clamped, as HPCC's analysis
+		all = append(all, sd)
+		b := sort.Search(len(bucketEdges), func(i int) bool { return bucketEdges[i] > f.Size }) - 1
+		by[b] = append(by[b], sd)
+	}
+	s.FlowsUnfinished = s.FlowsTotal - s.FlowsFinished
+	if len(all) > 0 {
+		st := statsOf(all)
+		s.FCTSlowdown = &st
+	}
+	for i, lo := range bucketEdges {
+		b := Bucket{Lo: lo, Count: len(by[i])}
+		if i+1 < len(bucketEdges) {
+			hi := bucketEdges[i+1]
+			b.Hi = &hi
+		}
+		if len(by[i]) > 0 {
+			st := statsOf(by[i])
+			b.Mean, b.P50, b.P95, b.P99 = &st.Mean, &st.P50, &st.P95, &st.P99
+		}
+		s.FCTSlowdownBySize = append(s.FCTSlowdownBySize, b)
+	}
+	for _, p := range r.Ports {
+		s.Queues[p.Name] = QueueStats{P50: p.QueueP50, P99: p.QueueP99, Max: p.QueueMax}
+		s.Utilization[p.Name] = p.Utilization
+		s.PFCPauseFraction[p.Name] = p.PauseFraction
+	}
+	return s
+}
+
+// WriteSummary writes summary.json, indented.
+func WriteSummary(w io.Writer, s *Summary) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}

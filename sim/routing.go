@@ -1,0 +1,223 @@
+package sim
+
+import (
+	"math/bits"
+)
+
+// routing holds, for every node and destination host, the egress ports on
+// shortest paths (ECMP next hops), over the links that are up. Hosts never
+// forward: paths run host, switches..., host.
+type routing struct {
+	nHosts int
+	off    []int32 // (node*nHosts + hostIx) -> start in ports; off[k+1]-off[k] next hops
+	ports  []int32
+	dist   []int32 // (hostIx*nNodes + node) -> hops to that host, -1 unreachable
+}
+
+func (r *routing) compute(s *Sim) {
+	nNodes := len(s.nodes)
+	nHosts := len(s.hosts)
+	r.nHosts = nHosts
+	if cap(r.dist) >= nHosts*nNodes {
+		r.dist = r.dist[:nHosts*nNodes]
+	} else {
+		r.dist = make([]int32, nHosts*nNodes)
+	}
+	queue := make([]int32, 0, nNodes)
+	for hi, h := range s.hosts {
+		dist := r.dist[hi*nNodes : (hi+1)*nNodes]
+		for i := range dist {
+			dist[i] = -1
+		}
+		dist[h] = 0
+		queue = append(queue[:0], h)
+		for qi := 0; qi < len(queue); qi++ {
+			u := queue[qi]
+			// BFS backwards along links: a neighbour v reaches h through u if the
+			// port v->u is up; only switches relay
+			for _, pid := range s.nodes[u].ports {
+				p := &s.ports[pid]
+				if !p.up {
+					continue
+				}
+				v := p.peer
+				if dist[v] >= 0 {
+					continue
+				}
+				dist[v] = dist[u] + 1
+				if s.nodes[v].kind == Switch {
+					queue = append(queue, v)
+				}
+			}
+		}
+	}
+	r.off = r.off[:0]
+	r.ports = r.ports[:0]
+	for u := 0; u < nNodes; u++ {
+		for hi := 0; hi < nHosts; hi++ {
+			r.off = append(r.off, int32(len(r.ports)))
+			du := r.dist[hi*nNodes+u]
+			if du <= 0 {
+				continue
+			}
+			for _, pid := range s.nodes[u].ports {
+				p := &s.ports[pid]
+				if !p.up {
+					continue
+				}
+				v := p.peer
+				dv := r.dist[hi*nNodes+int(v)]
+				if dv == du-1 && (s.nodes[v].kind == Switch || int(v) == int(s.hosts[hi])) {
+					r.ports = append(r.ports, pid)
+				}
+			}
+		}
+	}
+	r.off = append(r.off, int32(len(r.ports)))
+}
+
+// next returns the egress port at node u towards host node dst for a packet
+// with ECMP hash h, or -1 when dst is unreachable.
+func (r *routing) next(s *Sim, u, dst int32, h uint32) int32 {
+	k := int(u)*r.nHosts + int(s.nodes[dst].hostIx)
+	lo, hi := r.off[k], r.off[k+1]
+	n := hi - lo
+	switch n {
+	case 0:
+		return -1
+	case 1:
+		return r.ports[lo]
+	}
+	// per-switch salt, like HPCC's per-switch ECMP seed (the node id)
+	x := mix32(h ^ (uint32(u)*0x9e3779b9 + 0x7f4a7c15))
+	return r.ports[lo+int32(x%uint32(n))]
+}
+
+func (r *routing) reachable(s *Sim, src, dst int32) bool {
+	hi := int(s.nodes[dst].hostIx)
+	return r.dist[hi*len(s.nodes)+int(src)] > 0
+}
+
+// hops returns the number of links between node u and host dst.
+func (r *routing) hops(s *Sim, u, dst int32) int32 {
+	return r.dist[int(s.nodes[dst].hostIx)*len(s.nodes)+int(u)]
+}
+
+// hash4 hashes a flow 4-tuple (source, destination, ports) with the
+// MurmurHash3 32-bit mixing steps HPCC's switches use.
+func hash4(sip, dip, sport, dport uint32) uint32 {
+	h := uint32(0)
+	for _, k := range [3]uint32{sip, dip, sport | dport<<16} {
+		k *= 0xcc9e2d51
+		k = bits.RotateLeft32(k, 15)
+		k *= 0x1b873593
+		h ^= k
+		h = bits.RotateLeft32(h, 13)
+		h = h*5 + 0xe6546b64
+	}
+	h ^= 12
+	return fmix32(h)
+}
+
+func fmix32(h uint32) uint32 {
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return h
+}
+
+func mix32(h uint32) uint32 { return fmix32(h) }
+
+// mulDiv returns a*b/c without intermediate overflow (a, b, c >= 0, c > 0).
+func mulDiv(a, b, c int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi >= uint64(c) {
+		return int64(^uint64(0) >> 1) // saturate
+	}
+	q, _ := bits.Div64(hi, lo, uint64(c))
+	return int64(q)
+}
+
+// serTime is the time to serialise bytes at rate bps, rounded up to a picosecond.
+func serTime(bytes, rate int64) Time {
+	return Time((bytes*8_000_000_000_000 + rate - 1) / rate)
+}
+
+// pathInfo is what HPCC's third.cc computes per host pair by BFS from the
+// destination: one-way propagation, the serialisation of one MTU payload at
+// every hop, and the bottleneck rate, along the first shortest path found.
+type pathInfo struct {
+	delay, tx Time
+	bw        int64
+}
+
+// pathTo walks from src towards host dst taking the first next hop at each
+// node (port-id order), which is the path a BFS discovers first.
+func (s *Sim) pathTo(src, dst int32) (pathInfo, bool) {
+	pi := pathInfo{bw: 1<<63 - 1}
+	u := src
+	for steps := 0; u != dst; steps++ {
+		if steps > len(s.nodes) {
+			return pi, false
+		}
+		k := int(u)*s.rt.nHosts + int(s.nodes[dst].hostIx)
+		if s.rt.off[k] == s.rt.off[k+1] {
+			return pi, false
+		}
+		p := &s.ports[s.rt.ports[s.rt.off[k]]]
+		pi.delay += p.delay
+		pi.tx += serTime(s.cfg.Host.MTU, p.rate)
+		if p.rate < pi.bw {
+			pi.bw = p.rate
+		}
+		u = p.peer
+	}
+	return pi, true
+}
+
+// computeBaseRTTs sets the maximum base RTT and BDP over all host pairs:
+// RTT = 2 × propagation + one MTU payload's serialisation per hop, BDP = RTT ×
+// bottleneck rate (HPCC's maxRtt and maxBdp with GLOBAL_T 1).
+func (s *Sim) computeBaseRTTs() {
+	for _, a := range s.hosts {
+		for _, b := range s.hosts {
+			if a == b {
+				continue
+			}
+			pi, ok := s.pathTo(a, b)
+			if !ok {
+				continue
+			}
+			rtt := 2*pi.delay + pi.tx
+			bdp := mulDiv(int64(rtt), pi.bw, 8*int64(Second))
+			if rtt > s.maxRTT {
+				s.maxRTT = rtt
+			}
+			if bdp > s.maxBDP {
+				s.maxBDP = bdp
+			}
+		}
+	}
+}
+
+// setFlowPath fills a flow's base RTT, BDP and ideal FCT from its path.
+func (s *Sim) setFlowPath(f *flowState) {
+	pi, _ := s.pathTo(f.src, f.dst)
+	rtt := 2*pi.delay + pi.tx
+	f.bottleneck = pi.bw
+	if s.cfg.Host.BDPPerPath {
+		f.baseRTT = rtt
+		f.maxBDP = mulDiv(int64(rtt), pi.bw, 8*int64(Second))
+	} else {
+		f.baseRTT = s.maxRTT
+		f.maxBDP = s.maxBDP
+	}
+	// ideal FCT (HPCC's standalone_fct): base RTT of the path plus the bytes
+	// on the wire (payload and one header per packet, INT excluded) at the
+	// bottleneck rate
+	pkts := (f.size + s.cfg.Host.MTU - 1) / s.cfg.Host.MTU
+	wire := f.size + pkts*s.cfg.Host.Header
+	f.idealFCT = rtt + Time(mulDiv(wire, int64(Second)*8, pi.bw))
+}

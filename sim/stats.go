@@ -1,0 +1,280 @@
+package sim
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+type portStats struct {
+	hist       qhist
+	max        int64
+	busy       Time // serialisation time of everything sent
+	marks      int64
+	marksTick  int64
+	dataPkts   int64 // data packets that left a switch port
+	drops      int64
+	dropsTick  int64
+	pausesSent int64
+}
+
+// qhist is a time-weighted histogram of a queue's length, updated at every
+// exact change of the queue. Lengths below 256 bytes have their own bucket;
+// above, each power of two is split into 128 buckets, so a bucket's lower
+// bound is within 0.8% of any length in it.
+type qhist struct {
+	t    []Time // time spent in each bucket
+	last Time
+}
+
+const histSub = 7 // 2^7 buckets per power of two
+
+func bucketOf(v int64) int {
+	if v < 256 {
+		return int(v)
+	}
+	e := 63 - bits.LeadingZeros64(uint64(v)) // >= 8
+	return 256 + (e-8)<<histSub + int((v>>(e-histSub))&(1<<histSub-1))
+}
+
+func bucketLow(b int) int64 {
+	if b < 256 {
+		return int64(b)
+	}
+	b -= 256
+	e := b>>histSub + 8
+	m := int64(b&(1<<histSub-1)) | 1<<histSub
+	return m << (e - histSub)
+}
+
+func (h *qhist) advance(level int64, now Time) {
+	if dt := now - h.last; dt > 0 {
+		b := bucketOf(level)
+		if b >= len(h.t) {
+			n := b + 1
+			if n < 2*len(h.t) {
+				n = 2 * len(h.t)
+			}
+			t := make([]Time, n)
+			copy(t, h.t)
+			h.t = t
+		}
+		h.t[b] += dt
+	}
+	h.last = now
+}
+
+// percentile returns the time-weighted nearest-rank percentile: the smallest
+// length whose cumulative time exceeds p of the total.
+func (h *qhist) percentile(p float64) int64 {
+	var total Time
+	for _, d := range h.t {
+		total += d
+	}
+	if total == 0 {
+		return 0
+	}
+	target := Time(float64(total) * p)
+	var cum Time
+	for b, d := range h.t {
+		cum += d
+		if cum > target {
+			return bucketLow(b)
+		}
+	}
+	return bucketLow(len(h.t) - 1)
+}
+
+// FlowResult is one flow's outcome.
+type FlowResult struct {
+	ID        int
+	Src, Dst  string
+	Size      int64
+	Start     Time
+	Finish    Time // valid when Finished
+	Finished  bool
+	Started   bool
+	FCT       Time
+	IdealFCT  Time
+	Algorithm string
+	Tag       string
+	Retx      int64 // payload bytes sent more than once
+	Timeouts  int
+}
+
+// PortResult summarises one egress port over the run.
+type PortResult struct {
+	Name          string
+	QueueP50      int64
+	QueueP99      int64
+	QueueMax      int64
+	Utilization   float64 // fraction of the run the port was transmitting
+	PauseFraction float64 // fraction of the run the port was paused by PFC
+	Drops         int64
+	Marks         int64
+	DataPackets   int64 // data packets that left the port (switch ports)
+	PausesSent    int64 // PAUSE frames this port sent upstream
+	Switch        bool  // the port belongs to a switch
+}
+
+// Result is everything a finished (or stopped) run measured.
+type Result struct {
+	SimTime    Time
+	Events     uint64
+	EndReason  string
+	Flows      []FlowResult
+	Ports      []PortResult
+	Drops      int64
+	Jain       *float64 // nil when fewer than two flows span the second half
+	MaxBaseRTT Time
+	MaxBDP     int64
+	// MaxSwitchBuffer is the highest buffer occupancy (admitted data bytes)
+	// seen at any switch.
+	MaxSwitchBuffer int64
+	Retransmitted   int64 // payload bytes
+}
+
+// Result builds the run's results; call it after the run has stopped.
+func (s *Sim) Result() *Result {
+	end := s.now
+	r := &Result{SimTime: end, Events: s.events, EndReason: s.endReason, Drops: s.cnt.drops,
+		MaxBaseRTT: s.maxRTT, MaxBDP: s.maxBDP, Retransmitted: s.cnt.retx}
+	for i := range s.flows {
+		f := &s.flows[i]
+		fs := &s.cfg.Flows[i]
+		fr := FlowResult{ID: i, Src: s.nodes[f.src].name, Dst: s.nodes[f.dst].name, Size: f.size,
+			Start: fs.Start, IdealFCT: f.idealFCT, Algorithm: s.algos[f.algo].spec.Algo.Name, Tag: fs.Tag,
+			Retx: f.retxBytes, Timeouts: f.timeouts, Started: f.state != flowPending}
+		if f.state != flowPending {
+			fr.Start = f.startAt
+		} else if fs.After >= 0 {
+			fr.Start = -1 // waits on a barrier: its start is not known
+		}
+		if f.state == flowDone {
+			fr.Finished = true
+			fr.Finish = f.finishAt
+			fr.FCT = f.finishAt - f.startAt
+		}
+		r.Flows = append(r.Flows, fr)
+	}
+	for pid := range s.ports {
+		p := &s.ports[pid]
+		p.st.hist.advance(p.bytes, end)
+		pr := PortResult{Name: s.PortName(int32(pid)), QueueP50: p.st.hist.percentile(0.5),
+			QueueP99: p.st.hist.percentile(0.99), QueueMax: p.st.max, Drops: p.st.drops, Marks: p.st.marks, DataPackets: p.st.dataPkts,
+			PausesSent: p.st.pausesSent, Switch: !p.host}
+		if end > 0 {
+			busy := p.st.busy
+			if over := p.busyUntil - end; over > 0 {
+				busy -= over // the packet in flight at the end counts up to the end
+			}
+			pr.Utilization = float64(busy) / float64(end)
+			paused := p.pausedTotal
+			if p.paused {
+				paused += end - p.pausedSince
+			}
+			pr.PauseFraction = float64(paused) / float64(end)
+		}
+		r.Ports = append(r.Ports, pr)
+	}
+	for i := range s.nodes {
+		if s.nodes[i].mmu.maxUsed > r.MaxSwitchBuffer {
+			r.MaxSwitchBuffer = s.nodes[i].mmu.maxUsed
+		}
+	}
+	r.Jain = s.jain(end)
+	return r
+}
+
+// halfSnapshot records every flow's delivered bytes at half the duration.
+func (s *Sim) halfSnapshot() {
+	for i := range s.flows {
+		f := &s.flows[i]
+		f.halfDel = f.delivered
+		f.halfActive = f.state == flowActive
+	}
+}
+
+// jain is Jain's fairness index over the flows active for the whole second
+// half of a run with a duration, on their throughput in that half.
+func (s *Sim) jain(end Time) *float64 {
+	if s.cfg.Duration <= 0 || end < s.cfg.Duration {
+		return nil
+	}
+	var sum, sq float64
+	n := 0
+	for i := range s.flows {
+		f := &s.flows[i]
+		if !f.halfActive || (f.state == flowDone && f.finishAt < end) {
+			continue
+		}
+		x := float64(f.delivered - f.halfDel)
+		sum += x
+		sq += x * x
+		n++
+	}
+	if n < 2 || sq == 0 {
+		return nil
+	}
+	j := sum * sum / (float64(n) * sq)
+	return &j
+}
+
+// Conservation is the byte balance of the run, from counters kept at the
+// places bytes enter and leave the network and from a scan of every queue
+// and link: Created = Consumed + Dropped + Queued + OnWire must hold for every
+// packet kind.
+type Conservation struct {
+	Kinds    []string
+	Created  []int64
+	Consumed []int64
+	Dropped  []int64
+	Queued   []int64
+	OnWire   []int64
+	// packets: allocated from the pool vs found in queues and on links
+	PacketsLive  int
+	PacketsFound int
+	DataSent     int64 // data wire bytes the NICs sent
+}
+
+// Conservation scans the network and returns the balance.
+func (s *Sim) Conservation() Conservation {
+	c := Conservation{Kinds: pktKindNames[:]}
+	n := int(numPktKinds)
+	c.Created = append([]int64(nil), s.cnt.created[:]...)
+	c.Consumed = append([]int64(nil), s.cnt.consumed[:]...)
+	c.Dropped = append([]int64(nil), s.cnt.dropped[:]...)
+	c.Queued = make([]int64, n)
+	c.OnWire = make([]int64, n)
+	for pid := range s.ports {
+		p := &s.ports[pid]
+		for cl := 0; cl < nClass; cl++ {
+			for i := 0; i < p.q[cl].n; i++ {
+				pk := s.pk.at(p.q[cl].at(i))
+				c.Queued[pk.kind] += int64(pk.size)
+				c.PacketsFound++
+			}
+		}
+		for i := 0; i < p.wire.n; i++ {
+			pk := s.pk.at(p.wire.buf[(p.wire.head+i)&(len(p.wire.buf)-1)].id)
+			c.OnWire[pk.kind] += int64(pk.size)
+			c.PacketsFound++
+		}
+	}
+	c.PacketsLive = s.pk.live
+	c.DataSent = s.cnt.dataSent
+	return c
+}
+
+// Check returns an error describing the first imbalance, or nil.
+func (c Conservation) Check() error {
+	for k := range c.Kinds {
+		if c.Created[k] != c.Consumed[k]+c.Dropped[k]+c.Queued[k]+c.OnWire[k] {
+			return fmt.Errorf("%s bytes: created %d != consumed %d + dropped %d + queued %d + on wire %d",
+				c.Kinds[k], c.Created[k], c.Consumed[k], c.Dropped[k], c.Queued[k], c.OnWire[k])
+		}
+	}
+	if c.PacketsLive != c.PacketsFound {
+		return fmt.Errorf("packets: %d allocated but %d found in queues and on links", c.PacketsLive, c.PacketsFound)
+	}
+	return nil
+}

@@ -1,0 +1,305 @@
+package sim
+
+import (
+	"cclab/cc"
+)
+
+const pfcFrameBytes = 64
+const qcnFrameBytes = 64
+
+// switchReceive handles a packet arriving at a switch over the link of port
+// pin (pin is the upstream node's egress port; pin^1 is the switch's own
+// port on that link, the packet's ingress). It follows HPCC's SwitchNode:
+// route by ECMP, admit data-class packets into the shared buffer (or drop),
+// account them at the ingress port, pause the upstream when the ingress is
+// over its threshold, and queue at the egress port.
+func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
+	if pk.kind == pktPFC {
+		s.receivePFC(id, pk, pin)
+		return
+	}
+	in := pin ^ 1
+	u := s.ports[in].node
+	n := &s.nodes[u]
+	egress := s.rt.next(s, u, pk.dst, pk.hash)
+	if egress < 0 {
+		s.drop(id, in)
+		return
+	}
+	ep := &s.ports[egress]
+	size := int64(pk.size)
+	pk.ingress = -1
+	if pk.class == classData {
+		if s.cfg.Switch.PFC {
+			if !s.admit(n, in, size) {
+				s.drop(id, egress)
+				return
+			}
+			s.ingressAdd(n, in, size)
+			pk.ingress = in
+		} else if n.mmu.used+size > n.mmu.buffer {
+			s.drop(id, egress)
+			return
+		}
+		n.mmu.used += size
+		if n.mmu.used > n.mmu.maxUsed {
+			n.mmu.maxUsed = n.mmu.used
+		}
+	}
+	if pk.kind == pktData {
+		if s.flowCount {
+			s.fc.touch(egress, pk.flow, s.now)
+		}
+		if ep.cp != nil {
+			if fb, send := ep.cp.OnEnqueue(ep.cpEnv, ep.bytes+size, size); send {
+				s.sendQCN(u, pk.flow, fb, egress)
+			}
+		}
+	}
+	ep.q[pk.class].push(id)
+	s.queueAdd(ep, pk.class, size)
+	if pk.class == classData && s.cfg.Switch.PFC {
+		s.checkPause(n, in)
+	}
+	s.transmit(egress)
+}
+
+// dequeue takes the head packet of a class at port pid, doing what a switch
+// does as a packet leaves: release its buffer, mark ECN (RED on the data
+// queue's bytes, after removal), resume the upstream if its ingress has
+// drained, and push the INT record.
+func (s *Sim) dequeue(p *portState, pid int32, class uint8) int32 {
+	id := p.q[class].pop()
+	pk := s.pk.at(id)
+	size := int64(pk.size)
+	s.queueRemove(p, class, size)
+	if p.host {
+		return id
+	}
+	if class == classData {
+		n := &s.nodes[p.node]
+		n.mmu.used -= size
+		if s.cfg.Switch.PFC {
+			s.ingressRemove(n, pk.ingress, size)
+			s.checkResume(n, pk.ingress)
+		}
+		if pk.kind == pktData {
+			p.st.dataPkts++
+		}
+		if p.ecn && pk.kind == pktData && s.shouldMark(p) {
+			pk.ecn = true
+			p.st.marks++
+			p.st.marksTick++
+		}
+	}
+	if s.intOn && pk.kind == pktData && int(pk.nhop) < cc.MaxHops {
+		h := &pk.hops[pk.nhop]
+		h.Qlen = p.bytes
+		h.TxBytes = p.txBytes
+		h.TS = s.now
+		h.Rate = p.rate
+		h.Flows = 0
+		if s.flowCount {
+			h.Flows = s.fc.count(pid, s.now)
+		}
+		h.Port = pid
+		pk.nhop++
+		if grow := s.algos[s.flows[pk.flow].algo].intPerHop; grow > 0 {
+			pk.size += grow
+			s.cnt.created[pktData] += int64(grow)
+		}
+	}
+	return id
+}
+
+// shouldMark is HPCC's ShouldSendCN: mark above kmax; between kmin and kmax
+// with probability pmax·(q−kmin)/(kmax−kmin).
+func (s *Sim) shouldMark(p *portState) bool {
+	q := p.qBytes[classData]
+	if q > p.kmax {
+		return true
+	}
+	if q > p.kmin {
+		prob := p.pmax * float64(q-p.kmin) / float64(p.kmax-p.kmin)
+		return uniform(&p.rng) < prob
+	}
+	return false
+}
+
+func (s *Sim) queueAdd(p *portState, class uint8, size int64) {
+	p.st.hist.advance(p.bytes, s.now)
+	p.qBytes[class] += size
+	p.bytes += size
+	if p.bytes > p.st.max {
+		p.st.max = p.bytes
+	}
+}
+
+func (s *Sim) queueRemove(p *portState, class uint8, size int64) {
+	p.st.hist.advance(p.bytes, s.now)
+	p.qBytes[class] -= size
+	p.bytes -= size
+	if p.qBytes[class] < 0 {
+		s.violate("negative queue at port %d", p.node)
+	}
+}
+
+// --- shared buffer and PFC, after HPCC's SwitchMmu ---
+
+func (s *Sim) pfcThreshold(n *mmu, p *portState) int64 {
+	t := n.buffer - n.totalHdrm - n.totalRsrv - n.sharedUsed
+	if t < 0 {
+		return 0
+	}
+	return t >> p.shift
+}
+
+func (s *Sim) sharedUsed(p *portState) int64 {
+	if r := s.cfg.Switch.Reserve; p.inBytes > r {
+		return p.inBytes - r
+	}
+	return 0
+}
+
+// admit is CheckIngressAdmission: drop only when the headroom is full and the
+// shared buffer is over the port's threshold.
+func (s *Sim) admit(n *nodeState, in int32, size int64) bool {
+	p := &s.ports[in]
+	return !(size+p.hdrmBytes > p.headroom && size+s.sharedUsed(p) > s.pfcThreshold(&n.mmu, p))
+}
+
+func (s *Sim) ingressAdd(n *nodeState, in int32, size int64) {
+	p := &s.ports[in]
+	reserve := s.cfg.Switch.Reserve
+	nb := p.inBytes + size
+	if nb <= reserve {
+		p.inBytes = nb
+		return
+	}
+	if nb-reserve > s.pfcThreshold(&n.mmu, p) {
+		p.hdrmBytes += size
+		return
+	}
+	p.inBytes = nb
+	n.mmu.sharedUsed += min(size, nb-reserve)
+}
+
+func (s *Sim) ingressRemove(n *nodeState, in int32, size int64) {
+	p := &s.ports[in]
+	reserve := s.cfg.Switch.Reserve
+	fromHdrm := min(p.hdrmBytes, size)
+	over := int64(0)
+	if p.inBytes > reserve {
+		over = p.inBytes - reserve
+	}
+	fromShared := min(size-fromHdrm, over)
+	p.hdrmBytes -= fromHdrm
+	p.inBytes -= size - fromHdrm
+	n.mmu.sharedUsed -= fromShared
+	if p.inBytes < 0 || p.hdrmBytes < 0 || n.mmu.sharedUsed < 0 {
+		s.violate("negative buffer accounting at switch %s", n.name)
+	}
+}
+
+func (s *Sim) checkPause(n *nodeState, in int32) {
+	p := &s.ports[in]
+	if p.pfcSent {
+		return
+	}
+	if p.hdrmBytes > 0 || s.sharedUsed(p) >= s.pfcThreshold(&n.mmu, p) {
+		p.pfcSent = true
+		s.sendPFC(in, true)
+	}
+}
+
+func (s *Sim) checkResume(n *nodeState, in int32) {
+	p := &s.ports[in]
+	if !p.pfcSent {
+		return
+	}
+	su := s.sharedUsed(p)
+	if p.hdrmBytes == 0 && (su == 0 || su+s.cfg.Switch.ResumeOffset <= s.pfcThreshold(&n.mmu, p)) {
+		p.pfcSent = false
+		s.sendPFC(in, false)
+	}
+}
+
+// sendPFC sends a PAUSE or RESUME for the data class out of port pid (towards
+// the upstream node). Like HPCC's SendPfc it goes into the high-priority
+// queue and so waits at most for the packet being transmitted.
+func (s *Sim) sendPFC(pid int32, pause bool) {
+	p := &s.ports[pid]
+	if !p.up {
+		return
+	}
+	id, pk := s.pk.get()
+	pk.kind = pktPFC
+	pk.class = classHigh
+	pk.size = pfcFrameBytes
+	pk.pause = pause
+	pk.ingress = -1
+	pk.flow = -1
+	s.cnt.created[pktPFC] += pfcFrameBytes
+	if pause {
+		p.st.pausesSent++
+	}
+	p.q[classHigh].push(id)
+	s.queueAdd(p, classHigh, pfcFrameBytes)
+	s.transmit(pid)
+}
+
+// receivePFC applies a PAUSE or RESUME that crossed the link of port pin to
+// the receiving node's egress port on that link (pin^1).
+func (s *Sim) receivePFC(id int32, pk *packet, pin int32) {
+	pause := pk.pause
+	s.consume(id, pk)
+	tid := pin ^ 1
+	t := &s.ports[tid]
+	if pause {
+		if !t.paused {
+			t.paused = true
+			t.pausedSince = s.now
+		}
+		return
+	}
+	if t.paused {
+		t.paused = false
+		t.pausedTotal += s.now - t.pausedSince
+		s.transmit(tid)
+	}
+}
+
+// sendQCN sends a congestion point's feedback from switch u to the source of
+// flow fid, in the high-priority class.
+func (s *Sim) sendQCN(u int32, fid int32, fb int, cpPort int32) {
+	f := &s.flows[fid]
+	id, pk := s.pk.get()
+	pk.kind = pktQCN
+	pk.class = classHigh
+	pk.size = qcnFrameBytes
+	pk.flow = fid
+	pk.dst = f.src
+	pk.hash = f.hashAck
+	pk.fb = int32(fb)
+	pk.seq = int64(cpPort)
+	pk.ingress = -1
+	s.cnt.created[pktQCN] += qcnFrameBytes
+	egress := s.rt.next(s, u, pk.dst, pk.hash)
+	if egress < 0 {
+		s.drop(id, -1)
+		return
+	}
+	p := &s.ports[egress]
+	p.q[classHigh].push(id)
+	s.queueAdd(p, classHigh, qcnFrameBytes)
+	s.transmit(egress)
+}
+
+// cpEnv is a congestion point's view of the engine.
+type cpEnv struct {
+	s *Sim
+	p int32
+}
+
+func (e *cpEnv) Now() Time     { return e.s.now }
+func (e *cpEnv) Rand() float64 { return uniform(&e.s.ports[e.p].rng) }

@@ -1,0 +1,273 @@
+package sim
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"cclab/cc"
+)
+
+// Metric identifies a telemetry series. The built-in ones come first; each
+// algorithm series of the run gets an id after them (see MetricName).
+type Metric uint16
+
+// Built-in metrics, named as in the results contract.
+const (
+	MetricQueue      Metric = iota // queue_bytes, per port
+	MetricThroughput               // throughput_bps, per flow
+	MetricRate                     // rate_bps, per flow
+	MetricCwnd                     // cwnd_bytes, per flow
+	MetricPFC                      // pfc_pause, per port
+	MetricECN                      // ecn_marks, per port
+	MetricDrops                    // drops, per port
+	numBuiltinMetrics
+)
+
+var builtinMetrics = [numBuiltinMetrics]string{
+	"queue_bytes", "throughput_bps", "rate_bps", "cwnd_bytes", "pfc_pause", "ecn_marks", "drops",
+}
+
+// Sample is one value of one series: metric of entity (a port id for port
+// metrics, a flow id for flow metrics) at simulated time T.
+type Sample struct {
+	T      Time
+	Metric Metric
+	Entity int32
+	Value  float64
+}
+
+// Observer receives samples as the run produces them, in time order. The
+// batch is reused after the call returns.
+type Observer interface {
+	Observe(batch []Sample)
+}
+
+type telemetry struct {
+	interval  Time
+	ports     []int32 // sampled ports
+	flowSel   []bool  // sampled flows (nil: all)
+	active    []int32 // active sampled flows, by id
+	names     []string
+	perPort   []bool
+	observers []Observer
+	buf       []Sample
+	evBuf     []Sample
+	pfc       bool
+	ecn       bool
+	drops     bool
+}
+
+func (t *telemetry) init(s *Sim) error {
+	tc := s.cfg.Telemetry
+	t.interval = tc.Interval
+	t.names = append(t.names, builtinMetrics[:]...)
+	t.perPort = []bool{true, false, false, false, true, true, true}
+	// algorithm series: one metric per distinct name in the run
+	for i := range s.algos {
+		a := &s.algos[i]
+		for _, ser := range a.spec.Algo.Series {
+			id := -1
+			for j, n := range t.names {
+				if n == ser.Name {
+					id = j
+					break
+				}
+			}
+			if id < 0 {
+				id = len(t.names)
+				t.names = append(t.names, ser.Name)
+				t.perPort = append(t.perPort, false)
+			}
+			a.series = append(a.series, Metric(id))
+		}
+	}
+	if tc.AllQueues {
+		for pid := range s.ports {
+			t.ports = append(t.ports, int32(pid))
+		}
+	} else {
+		for _, name := range tc.Queues {
+			pid, ok := s.PortID(name)
+			if !ok {
+				return fmt.Errorf("sim: telemetry: unknown port %q", name)
+			}
+			t.ports = append(t.ports, pid)
+		}
+		sort.Slice(t.ports, func(i, j int) bool { return t.ports[i] < t.ports[j] })
+	}
+	if !tc.AllFlows {
+		t.flowSel = make([]bool, len(s.flows))
+		for _, id := range tc.Flows {
+			if id < 0 || id >= len(s.flows) {
+				return fmt.Errorf("sim: telemetry: unknown flow %d", id)
+			}
+			t.flowSel[id] = true
+		}
+	}
+	t.pfc = s.cfg.Switch.PFC
+	t.ecn = s.cfg.Switch.ECN.Enabled
+	t.drops = !s.cfg.Switch.PFC
+	for _, e := range s.cfg.Events {
+		if e.Kind != EventParams {
+			t.drops = true
+		}
+	}
+	if t.interval > 0 {
+		s.q.push(t.interval, evSample, 0, 0)
+	}
+	return nil
+}
+
+// Subscribe adds an observer; call before running.
+func (s *Sim) Subscribe(o Observer) { s.tel.observers = append(s.tel.observers, o) }
+
+// MetricName returns a metric's series name.
+func (s *Sim) MetricName(m Metric) string {
+	if int(m) < len(s.tel.names) {
+		return s.tel.names[m]
+	}
+	return "metric" + strconv.Itoa(int(m))
+}
+
+// MetricID returns the id of a named series in this run.
+func (s *Sim) MetricID(name string) (Metric, bool) {
+	for i, n := range s.tel.names {
+		if n == name {
+			return Metric(i), true
+		}
+	}
+	return 0, false
+}
+
+// PortMetric reports whether a metric's entities are ports (else flows).
+func (s *Sim) PortMetric(m Metric) bool { return int(m) < len(s.tel.perPort) && s.tel.perPort[m] }
+
+// EntityName names a sample's entity: the port name or the flow id.
+func (s *Sim) EntityName(m Metric, e int32) string {
+	if s.PortMetric(m) {
+		return s.PortName(e)
+	}
+	return strconv.Itoa(int(e))
+}
+
+func (t *telemetry) flowStarted(s *Sim, id int32) {
+	if t.flowSel != nil && !t.flowSel[id] {
+		return
+	}
+	// keep active sorted by id; flows mostly start in id order
+	i := len(t.active)
+	t.active = append(t.active, id)
+	for i > 0 && t.active[i-1] > id {
+		t.active[i] = t.active[i-1]
+		i--
+	}
+	t.active[i] = id
+	s.flows[id].sampledDel = s.flows[id].delivered
+}
+
+func (t *telemetry) event(s *Sim, m Metric, flow int32, v float64) {
+	if len(t.observers) == 0 {
+		return
+	}
+	if t.flowSel != nil && !t.flowSel[flow] {
+		return
+	}
+	t.evBuf = append(t.evBuf, Sample{T: s.now, Metric: m, Entity: flow, Value: v})
+	if len(t.evBuf) >= 4096 {
+		t.flushEvents()
+	}
+}
+
+func (t *telemetry) flushEvents() {
+	if len(t.evBuf) == 0 {
+		return
+	}
+	for _, o := range t.observers {
+		o.Observe(t.evBuf)
+	}
+	t.evBuf = t.evBuf[:0]
+}
+
+// sample is the periodic tick.
+func (t *telemetry) sample(s *Sim) {
+	now := s.now
+	if now+t.interval <= s.end {
+		s.q.push(now+t.interval, evSample, 0, 0)
+	}
+	t.flushEvents()
+	b := t.buf[:0]
+	for _, pid := range t.ports {
+		b = append(b, Sample{now, MetricQueue, pid, float64(s.ports[pid].bytes)})
+	}
+	if t.pfc {
+		for _, pid := range t.ports {
+			v := 0.0
+			if s.ports[pid].paused {
+				v = 1
+			}
+			b = append(b, Sample{now, MetricPFC, pid, v})
+		}
+	}
+	if t.ecn {
+		for _, pid := range t.ports {
+			if p := &s.ports[pid]; p.ecn {
+				b = append(b, Sample{now, MetricECN, pid, float64(p.st.marksTick)})
+			}
+		}
+	}
+	if t.drops {
+		for _, pid := range t.ports {
+			b = append(b, Sample{now, MetricDrops, pid, float64(s.ports[pid].st.dropsTick)})
+		}
+	}
+	for i := range s.ports {
+		s.ports[i].st.marksTick = 0
+		s.ports[i].st.dropsTick = 0
+	}
+	// flows: drop the ones that finished, then one row each per metric
+	act := t.active[:0]
+	for _, id := range t.active {
+		if s.flows[id].state == flowActive {
+			act = append(act, id)
+		}
+	}
+	t.active = act
+	secs := float64(t.interval) / float64(Second)
+	for _, id := range act {
+		f := &s.flows[id]
+		b = append(b, Sample{now, MetricThroughput, id, float64(f.delivered-f.sampledDel) * 8 / secs})
+		f.sampledDel = f.delivered
+	}
+	for _, id := range act {
+		if f := &s.flows[id]; f.rate != cc.Unlimited {
+			b = append(b, Sample{now, MetricRate, id, float64(f.rate)})
+		}
+	}
+	for _, id := range act {
+		if f := &s.flows[id]; f.window != cc.Unlimited {
+			b = append(b, Sample{now, MetricCwnd, id, float64(f.window)})
+		}
+	}
+	for m := numBuiltinMetrics; int(m) < len(t.names); m++ {
+		for _, id := range act {
+			f := &s.flows[id]
+			for k, am := range s.algos[f.algo].series {
+				if am == m && f.gauges[k].set {
+					b = append(b, Sample{now, m, id, f.gauges[k].v})
+				}
+			}
+		}
+	}
+	t.buf = b
+	if len(b) > 0 {
+		for _, o := range t.observers {
+			o.Observe(b)
+		}
+	}
+}
+
+// finish flushes what is buffered at the end of the run.
+func (t *telemetry) finish(s *Sim) {
+	t.flushEvents()
+}
