@@ -2,10 +2,23 @@ package sim_test
 
 import (
 	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"runtime"
 	"testing"
+	"time"
 
+	"cclab/scenarios"
 	"cclab/sim"
+	"cclab/sim/report"
 )
+
+// Benchmarks of the three workloads. Each reports, from one run:
+// events/s, simulated seconds per wall second, data packets per wall second,
+// allocations per data packet (the engine's, after setup), the peak heap,
+// and the engine's cost per event divided by a bare push+pop of its event
+// queue at the same mean queue length, measured in the same benchmark.
 
 func incast64(b testing.TB) sim.Config {
 	tp := star(65, 100e9, sim.Microsecond)
@@ -16,21 +29,113 @@ func incast64(b testing.TB) sim.Config {
 	return cfg
 }
 
-func BenchmarkIncast64(b *testing.B) {
-	cfg := incast64(b)
+func permutationK8(b testing.TB) sim.Config {
+	tp := fatTreeK(8, 100e9, sim.Microsecond)
+	cfg := baseConfig(b, tp, noneAlgo(b, 1))
+	r := rand.New(rand.NewPCG(1, 2))
+	n := 128
+	perm := r.Perm(n)
+	for i := 0; i < n; i++ { // a derangement: shift fixed points
+		if perm[i] == i {
+			j := (i + 1) % n
+			perm[i], perm[j] = perm[j], perm[i]
+		}
+	}
+	for i := 0; i < n; i++ {
+		cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), fmt.Sprintf("h%d", perm[i]), 2_000_000, 0))
+	}
+	return cfg
+}
+
+// fatTree16WebSearch is the MPCC thesis fat-tree (16 hosts, 100/400/400
+// Gbps, 1 µs) with WebSearch arrivals at 30% load for 10 ms, run until every
+// flow has finished: the workload of the reference timing (HPCC's ns-3
+// simulator, about 3.5 s on these machines).
+func fatTree16WebSearch(b testing.TB) sim.Config {
+	data, err := os.ReadFile("../scenarios/library/fattree16-websearch30.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sc, err := scenarios.Parse(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg, _, err := scenarios.Build(sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return *cfg
+}
+
+func BenchmarkIncast64(b *testing.B)           { benchRun(b, incast64(b)) }
+func BenchmarkFatTree16WebSearch(b *testing.B) { benchRun(b, fatTree16WebSearch(b)) }
+func BenchmarkPermutationK8(b *testing.B)      { benchRun(b, permutationK8(b)) }
+
+// dataPackets counts the data packets a config sends (without losses).
+func dataPackets(cfg sim.Config) int64 {
+	var n int64
+	for _, f := range cfg.Flows {
+		n += (f.Size + cfg.Host.MTU - 1) / cfg.Host.MTU
+	}
+	return n
+}
+
+func benchRun(b *testing.B, cfg sim.Config) {
 	var ev uint64
 	var simT sim.Time
+	var meanQ float64
+	var peak uint64
+	var allocsPerRun float64
 	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		s, err := sim.New(cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
+		s.Subscribe(report.NewSeriesWriter(io.Discard, s))
 		if err := s.Run(); err != nil {
 			b.Fatal(err)
 		}
-		ev, simT = s.Events(), s.Now()
+		runtime.ReadMemStats(&after)
+		ev, simT, meanQ = s.Events(), s.Now(), s.MeanQueueLen()
+		allocsPerRun = float64(after.Mallocs - before.Mallocs)
+		if after.HeapAlloc > peak {
+			peak = after.HeapAlloc
+		}
+		if r := s.Result(); r.FlowsFinished() != len(cfg.Flows) {
+			b.Fatalf("%d of %d flows finished", r.FlowsFinished(), len(cfg.Flows))
+		}
 	}
-	b.ReportMetric(float64(ev)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(simT)/1e12*float64(b.N)/b.Elapsed().Seconds(), "simsec/s")
-	b.ReportMetric(float64(ev), "events")
+	wall := b.Elapsed().Seconds() / float64(b.N)
+	pkts := dataPackets(cfg)
+	b.ReportMetric(float64(ev)/wall, "events/s")
+	b.ReportMetric(float64(simT)/1e12/wall, "simsec/s")
+	b.ReportMetric(float64(pkts)/wall, "datapkts/s")
+	b.ReportMetric(float64(ev)/float64(pkts), "events/pkt")
+	b.ReportMetric(allocsPerRun/float64(pkts), "allocs/pkt")
+	b.ReportMetric(float64(peak)/1e6, "peakMB")
+	b.ReportMetric(meanQ, "meanqlen")
+	b.ReportMetric(wall*1e9/float64(ev)/bareQueueNs(int(meanQ+0.5)), "event/pushpop")
+}
+
+// bareQueueNs measures a push+pop of the engine's event queue holding about
+// n events (hold model: pop the earliest, push one a random delay later).
+func bareQueueNs(n int) float64 {
+	if n < 1 {
+		n = 1
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var q sim.BareQueue
+	now := sim.Time(0)
+	for i := 0; i < n; i++ {
+		q.Push(now+sim.Time(r.IntN(1_000_000)), int32(i))
+	}
+	const ops = 2_000_000
+	start := time.Now()
+	for i := 0; i < ops; i++ {
+		now = q.Pop()
+		q.Push(now+sim.Time(r.IntN(1_000_000)), 0)
+	}
+	return float64(time.Since(start).Nanoseconds()) / ops
 }

@@ -57,6 +57,7 @@ type Sim struct {
 
 	// progress
 	events    uint64
+	qLenSum   uint64 // sum of the queue length at every pop (for benchmarks)
 	started   int // flows started
 	finished  int // flows finished
 	pending   int // flows not yet started
@@ -558,6 +559,7 @@ func (s *Sim) RunUntil(limit Time) error {
 			s.now = limit
 			return s.check
 		}
+		s.qLenSum += uint64(len(s.q.h))
 		ev := s.q.pop()
 		s.now = ev.at
 		s.events++

@@ -149,3 +149,40 @@ func run(t testing.TB, cfg sim.Config, obs ...sim.Observer) (*sim.Sim, *sim.Resu
 	}
 	return s, s.Result()
 }
+
+// fatTreeK builds a k-ary fat-tree (k pods of k/2 ToRs and k/2 aggs, (k/2)^2
+// cores, k/2 hosts per ToR; agg j of every pod links to cores j·k/2..), all
+// links at rate with delay.
+func fatTreeK(k int, rate int64, delay sim.Time) *topo {
+	t := &topo{}
+	half := k / 2
+	hosts := k * half * half
+	for i := 0; i < hosts; i++ {
+		t.node(fmt.Sprintf("h%d", i), sim.Host)
+	}
+	for i := 0; i < k*half; i++ {
+		t.node(fmt.Sprintf("tor%d", i), sim.Switch)
+	}
+	for i := 0; i < k*half; i++ {
+		t.node(fmt.Sprintf("agg%d", i), sim.Switch)
+	}
+	for i := 0; i < half*half; i++ {
+		t.node(fmt.Sprintf("core%d", i), sim.Switch)
+	}
+	for i := 0; i < hosts; i++ {
+		t.link(fmt.Sprintf("h%d", i), fmt.Sprintf("tor%d", i/half), rate, delay)
+	}
+	for p := 0; p < k; p++ {
+		for e := 0; e < half; e++ {
+			for a := 0; a < half; a++ {
+				t.link(fmt.Sprintf("tor%d", p*half+e), fmt.Sprintf("agg%d", p*half+a), rate, delay)
+			}
+		}
+		for a := 0; a < half; a++ {
+			for c := 0; c < half; c++ {
+				t.link(fmt.Sprintf("agg%d", p*half+a), fmt.Sprintf("core%d", a*half+c), rate, delay)
+			}
+		}
+	}
+	return t
+}

@@ -133,6 +133,17 @@ type Result struct {
 	Retransmitted   int64 // payload bytes
 }
 
+// FlowsFinished counts the finished flows.
+func (r *Result) FlowsFinished() int {
+	n := 0
+	for _, f := range r.Flows {
+		if f.Finished {
+			n++
+		}
+	}
+	return n
+}
+
 // Result builds the run's results; call it after the run has stopped.
 func (s *Sim) Result() *Result {
 	end := s.now

@@ -24,23 +24,22 @@ const SeriesHeader = "t_ns,metric,entity,value"
 
 // Nanos formats picoseconds as nanoseconds: an integer when whole, else with
 // up to three decimals ("862704", "20.96").
-func Nanos(t sim.Time) string {
-	neg := t < 0
-	if neg {
+func Nanos(t sim.Time) string { return string(AppendNanos(nil, t)) }
+
+// AppendNanos appends Nanos(t) to b.
+func AppendNanos(b []byte, t sim.Time) []byte {
+	if t < 0 {
+		b = append(b, '-')
 		t = -t
 	}
-	s := strconv.FormatInt(int64(t/1000), 10)
+	b = strconv.AppendInt(b, int64(t/1000), 10)
 	if frac := int64(t % 1000); frac != 0 {
-		f := strconv.FormatInt(1000+frac, 10)[1:] // zero-padded to 3 digits
-		for f[len(f)-1] == '0' {
-			f = f[:len(f)-1]
+		b = append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+		for b[len(b)-1] == '0' {
+			b = b[:len(b)-1]
 		}
-		s += "." + f
 	}
-	if neg {
-		s = "-" + s
-	}
-	return s
+	return b
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
@@ -106,11 +105,15 @@ func (sw *SeriesWriter) Observe(batch []sim.Sample) {
 	}
 	for _, x := range batch {
 		b := sw.buf[:0]
-		b = append(b, Nanos(x.T)...)
+		b = AppendNanos(b, x.T)
 		b = append(b, ',')
 		b = append(b, sw.s.MetricName(x.Metric)...)
 		b = append(b, ',')
-		b = append(b, sw.s.EntityName(x.Metric, x.Entity)...)
+		if sw.s.PortMetric(x.Metric) {
+			b = append(b, sw.s.PortName(x.Entity)...)
+		} else {
+			b = strconv.AppendInt(b, int64(x.Entity), 10)
+		}
 		b = append(b, ',')
 		b = strconv.AppendFloat(b, x.Value, 'f', -1, 64)
 		b = append(b, '\n')

@@ -1,0 +1,112 @@
+// Command cclab is the congestion-control lab: it runs scenarios headless
+// (run), checks them (validate) and lists the algorithms (algorithms).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+const usage = `cclab: the datacenter congestion-control lab
+
+Usage:
+  cclab run SCENARIO.json --out DIR [--seed N] [--algo NAME] [--set PATH=VALUE]... [--quiet]
+      Simulate a scenario and write flows.csv, series.csv and summary.json to DIR.
+      Ctrl-C stops the run and still writes what was measured.
+  cclab validate SCENARIO.json
+      Check a scenario and print every problem with the field it is about.
+  cclab algorithms [--json]
+      List the congestion-control algorithms, their parameters and presets.
+
+The scenario format and the result files are described in the lab's
+scenario-format document (shared/spec/scenario-format.md).
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// exit codes
+const (
+	exitOK          = 0
+	exitError       = 1
+	exitUsage       = 2
+	exitInterrupted = 130
+)
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(ctx, args[1:], stdout, stderr)
+	case "validate":
+		err = cmdValidate(args[1:], stdout, stderr)
+	case "algorithms":
+		err = cmdAlgorithms(args[1:], stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "cclab: unknown command %q\n\n%s", args[0], usage)
+		return exitUsage
+	}
+	var ue *usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "cclab %s: %v\n", args[0], err)
+		return exitUsage
+	case errors.Is(err, errInterrupted):
+		return exitInterrupted
+	case errors.Is(err, errInvalid):
+		return exitError // the problems are already printed
+	default:
+		fmt.Fprintf(stderr, "cclab %s: %v\n", args[0], err)
+		return exitError
+	}
+}
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+var (
+	errInterrupted = errors.New("interrupted")
+	errInvalid     = errors.New("invalid scenario")
+)
+
+// multiFlag collects a repeated flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// parseArgs parses flags that may come before or after positional arguments.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, &usageError{err.Error()}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}

@@ -1,0 +1,215 @@
+package scenarios
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"cclab/cc"
+	"cclab/sim"
+)
+
+// Meta is what Build knows about a run beyond the engine's input, for the CLI
+// and the reports.
+type Meta struct {
+	// FlowCC is the algorithm name of each flow, by flow id (flows.csv's cc
+	// column).
+	FlowCC []string
+	// Hosts lists the host names; host i is node i of Config.Nodes (hosts
+	// come first, then the switches).
+	Hosts []string
+	// Ports lists the port names by engine port id (sim.PortNames).
+	Ports []string
+}
+
+// Build turns a scenario into the engine's input. It first re-validates the
+// scenario through its canonical form (so a Scenario built or changed by hand
+// is checked exactly like a parsed one), then generates the topology, the
+// flows (numbered as the contract says: in workload order, within a generated
+// workload by start time, then source, then destination) and one algorithm
+// instance per distinct (algorithm, preset, parameters, sender line rate).
+// Generation is deterministic for a given seed: workload entry i draws from
+// its own PCG stream (seed, streamBase+i).
+func Build(s *Scenario) (*sim.Config, *Meta, error) {
+	data, err := s.Canonical()
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, err := Parse(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	net, err := newNetwork(&sc.Topology)
+	if err != nil {
+		return nil, nil, fieldErr("topology", "%v", err)
+	}
+	cfg := &sim.Config{
+		Nodes:    net.nodes,
+		Links:    net.links,
+		Host:     hostConfig(&sc.Host),
+		Switch:   switchConfig(&sc.Switch, &sc.CC),
+		Seed:     sc.Seed,
+		Duration: sc.Duration,
+	}
+	meta := &Meta{Hosts: net.hostNames(), Ports: net.ports}
+
+	gen := &generator{s: sc, net: net}
+	var flows []genFlow
+	for i := range sc.Workload {
+		flows = append(flows, gen.generate(i)...)
+		if len(flows) > 2*MaxFlows {
+			return nil, nil, fieldErr(index("workload", i), "the workload made %d flows up to here, more than %d", len(flows), 2*MaxFlows)
+		}
+	}
+	algos := &algoTable{index: map[string]int{}}
+	cfg.Flows = make([]sim.FlowSpec, len(flows))
+	meta.FlowCC = make([]string, len(flows))
+	for i, f := range flows {
+		c := f.cc
+		if c == nil {
+			c = &sc.CC
+		}
+		k, err := algos.get(c, net.hostRate[f.spec.Src])
+		if err != nil {
+			return nil, nil, err
+		}
+		f.spec.Algo = k
+		cfg.Flows[i] = f.spec
+		meta.FlowCC[i] = c.Algorithm
+	}
+	if len(algos.specs) == 0 {
+		// no flow: the engine still wants the scenario's algorithm
+		if _, err := algos.get(&sc.CC, net.hostRate[0]); err != nil {
+			return nil, nil, err
+		}
+	}
+	cfg.Algos = algos.specs
+
+	events := append([]Event(nil), sc.Events...)
+	sort.SliceStable(events, func(i, j int) bool { return events[i].At < events[j].At })
+	for _, e := range events {
+		cfg.Events = append(cfg.Events, eventSpec(&e))
+	}
+
+	cfg.Telemetry = sim.TelemetryConfig{
+		Interval:  sc.Telemetry.Interval,
+		AllQueues: sc.Telemetry.AllQueues,
+		Queues:    append([]string(nil), sc.Telemetry.Queues...),
+		AllFlows:  sc.Telemetry.AllFlows,
+		Flows:     append([]int(nil), sc.Telemetry.Flows...),
+	}
+	for i, id := range sc.Telemetry.Flows {
+		if id >= len(cfg.Flows) {
+			return nil, nil, fieldErr(index("telemetry.flows", i), "flow %d does not exist (the run has %d flows)", id, len(cfg.Flows))
+		}
+	}
+	if err := sim.CheckTopology(cfg.Nodes, cfg.Links); err != nil {
+		return nil, nil, fieldErr("topology", "%v", err)
+	}
+	return cfg, meta, nil
+}
+
+func hostConfig(h *Host) sim.HostConfig {
+	c := sim.DefaultHost()
+	c.MTU = h.MTU
+	c.Header = h.Header
+	c.Ack = h.Ack
+	c.AckEvery = h.AckEvery
+	c.CNPInterval = h.CNPInterval
+	c.RTO = h.RTO
+	c.NackInterval = h.NackInterval
+	c.BDPPerPath = h.BDP == BDPPath
+	return c
+}
+
+// switchConfig applies switch.ecn, or the scenario algorithm's ECN defaults
+// (scaled with the link rate) when it is left out; an algorithm without
+// defaults means no marking.
+func switchConfig(s *Switch, c *CC) sim.SwitchConfig {
+	sw := sim.DefaultSwitch()
+	sw.Buffer = s.Buffer
+	sw.PFC = s.PFC
+	sw.INT = s.INT
+	sw.FlowCountTimeout = s.FlowCountTimeout
+	sw.ECN = sim.ECNConfig{RefRate: RefRate}
+	switch {
+	case s.ECN != nil:
+		sw.ECN.Enabled = s.ECN.Enabled
+		sw.ECN.Kmin = s.ECN.Kmin
+		sw.ECN.Kmax = s.ECN.Kmax
+		sw.ECN.Pmax = s.ECN.Pmax
+		sw.ECN.ScaleWithRate = s.ECN.Scale == ScaleLinkRate
+	default:
+		if a, ok := cc.Lookup(c.Algorithm); ok && a.ECN != nil {
+			sw.ECN.Enabled = true
+			sw.ECN.Kmin = a.ECN.Kmin
+			sw.ECN.Kmax = a.ECN.Kmax
+			sw.ECN.Pmax = a.ECN.Pmax
+			sw.ECN.ScaleWithRate = true
+		}
+	}
+	if !sw.ECN.Enabled {
+		sw.ECN = sim.ECNConfig{RefRate: RefRate}
+	}
+	return sw
+}
+
+func eventSpec(e *Event) sim.EventSpec {
+	out := sim.EventSpec{At: e.At, Algo: -1}
+	switch e.Kind {
+	case EventParams:
+		out.Kind = sim.EventParams
+		out.Params = make(map[string]float64, len(e.Params))
+		for k, v := range e.Params {
+			out.Params[k] = v
+		}
+	case EventLink:
+		out.Kind = sim.EventLinkDown
+		if e.Up {
+			out.Kind = sim.EventLinkUp
+		}
+		out.Port = e.Link
+	case EventLoss:
+		out.Kind = sim.EventLoss
+		out.Port = e.Link
+		out.Loss = e.Loss
+	}
+	return out
+}
+
+// algoTable resolves algorithm choices into Config.Algos, one entry per
+// distinct (algorithm, preset, parameter overrides, line rate), in order of
+// first use.
+type algoTable struct {
+	specs []sim.AlgoSpec
+	index map[string]int
+}
+
+func (t *algoTable) get(c *CC, lineRate int64) (int, error) {
+	keys := make([]string, 0, len(c.Params))
+	for k := range c.Params {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(c.Algorithm + "|" + c.Preset + "|" + strconv.FormatInt(lineRate, 10))
+	for _, k := range keys {
+		b.WriteString("|" + k + "=" + strconv.FormatFloat(c.Params[k], 'g', -1, 64))
+	}
+	key := b.String()
+	if i, ok := t.index[key]; ok {
+		return i, nil
+	}
+	a, ok := cc.Lookup(c.Algorithm)
+	if !ok {
+		return 0, fieldErr("cc.algorithm", "unknown algorithm %q", c.Algorithm)
+	}
+	params, perrs := a.Resolve(c.Preset, c.Params, lineRate)
+	if len(perrs) > 0 {
+		return 0, fmt.Errorf("scenarios: resolving %s at %s: %v", a.Name, formatRate(lineRate), perrs[0])
+	}
+	t.specs = append(t.specs, sim.AlgoSpec{Algo: a, Preset: c.Preset, Params: params})
+	t.index[key] = len(t.specs) - 1
+	return len(t.specs) - 1, nil
+}

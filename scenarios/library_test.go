@@ -1,0 +1,39 @@
+package scenarios
+
+import (
+	"slices"
+	"testing"
+
+	"cclab/sim"
+)
+
+func TestLibrary(t *testing.T) {
+	lib := Library()
+	var ids []string
+	for _, e := range lib {
+		ids = append(ids, e.ID)
+		if e.Description == "" || e.Scenario.Name != e.ID {
+			t.Errorf("%s: name %q, description %q", e.ID, e.Scenario.Name, e.Description)
+		}
+		cfg, meta, err := Build(e.Scenario)
+		if err != nil {
+			t.Errorf("%s: Build: %v", e.ID, err)
+			continue
+		}
+		if len(cfg.Flows) == 0 || len(meta.FlowCC) != len(cfg.Flows) {
+			t.Errorf("%s: %d flows", e.ID, len(cfg.Flows))
+		}
+		if _, err := sim.New(*cfg); err != nil {
+			t.Errorf("%s: the engine refuses the config: %v", e.ID, err)
+		}
+	}
+	want := []string{"dumbbell-4to1-none", "fattree16-websearch30", "incast-8to1", "leafspine-alltoall-none"}
+	if !slices.Equal(ids, want) {
+		t.Errorf("library %v, want %v", ids, want)
+	}
+	e := libraryEntry(t, "dumbbell-4to1-none")
+	cfg, _, _ := Build(e.Scenario)
+	if len(cfg.Flows) != 4 || cfg.Links[len(cfg.Links)-1].Rate != 1e9 || cfg.Algos[0].Params["windowBDPs"] != 0 {
+		t.Errorf("E0a setting: %d flows, links %+v, algos %+v", len(cfg.Flows), cfg.Links, cfg.Algos)
+	}
+}

@@ -1,0 +1,24 @@
+package sim
+
+// Test hooks: the benchmarks in package sim_test measure the bare event
+// queue against the engine in the same run.
+
+// BareQueue is the engine's event queue, for benchmarks.
+type BareQueue struct{ q eventQueue }
+
+// Push schedules an event.
+func (b *BareQueue) Push(at Time, obj int32) { b.q.push(at, evKick, obj, 0) }
+
+// Pop removes the earliest event and returns its time.
+func (b *BareQueue) Pop() Time { return b.q.pop().at }
+
+// Len is the number of pending events.
+func (b *BareQueue) Len() int { return b.q.len() }
+
+// MeanQueueLen is the average number of pending events seen at each pop.
+func (s *Sim) MeanQueueLen() float64 {
+	if s.events == 0 {
+		return 0
+	}
+	return float64(s.qLenSum) / float64(s.events)
+}
