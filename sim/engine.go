@@ -58,9 +58,9 @@ type Sim struct {
 	// progress
 	events    uint64
 	qLenSum   uint64 // sum of the queue length at every pop (for benchmarks)
-	started   int // flows started
-	finished  int // flows finished
-	pending   int // flows not yet started
+	started   int    // flows started
+	finished  int    // flows finished
+	pending   int    // flows not yet started
 	stopped   bool
 	endReason string
 
