@@ -126,7 +126,7 @@ func bareQueueNs(n int) float64 {
 		n = 1
 	}
 	r := rand.New(rand.NewPCG(3, 4))
-	var q sim.BareQueue
+	q := sim.NewBareQueue()
 	now := sim.Time(0)
 	for i := 0; i < n; i++ {
 		q.Push(now+sim.Time(r.IntN(1_000_000)), int32(i))

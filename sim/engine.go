@@ -42,7 +42,7 @@ type Sim struct {
 	cfg   Config
 	now   Time
 	end   Time // the run stops here (duration, or MaxDuration, or when all flows finish)
-	q     eventQueue
+	q     calQueue
 	pk    pool
 	nodes []nodeState
 	ports []portState
@@ -119,58 +119,51 @@ type mmu struct {
 }
 
 type portState struct {
-	node, peer int32
-	rate       int64
-	psPerByte  Time // serialisation time of one byte when exact, else 0
-	delay      Time
-	up         bool
-	host       bool // egress port of a host NIC
-
-	// egress queues
-	q      [nClass]ring
-	qBytes [nClass]int64
-	bytes  int64 // all classes
-
-	// transmitter
+	// hot: touched by every packet that crosses the port (kept together so
+	// that a packet event loads few cache lines)
+	up          bool
+	host        bool // egress port of a host NIC
+	paused      bool // PFC: paused by the downstream node (data class only)
+	kickPending bool
+	pfcSent     bool // we have paused the peer
+	ecn         bool // ECN marking on this egress port
+	shift       uint8
+	node, peer  int32
+	kickGen     uint32
+	wireGen     uint32
 	busyUntil   Time
 	kickAt      Time
-	kickGen     uint32
-	kickPending bool
-
-	// the link's direction that starts at this port
-	wire      wireRing
-	wireGen   uint32
-	wireBytes int64
-	loss      float64
-	rng       rand.PCG
-
-	// PFC: paused by the downstream node (data class only)
-	paused      bool
-	pausedSince Time
-	pausedTotal Time
+	psPerByte   Time // serialisation time of one byte when exact, else 0
+	delay       Time
+	rate        int64
+	bytes       int64 // queued, all classes
+	wireBytes   int64
+	txBytes     int64
+	wire        wireRing // the link's direction that starts at this port
+	q           [nClass]ring
+	qBytes      [nClass]int64
 
 	// buffer accounting of packets that entered this port's node through this
 	// port's link (the port is the "ingress" of HPCC's MMU)
 	inBytes   int64
 	hdrmBytes int64
 	headroom  int64
-	shift     uint8
-	pfcSent   bool // we have paused the peer
 
-	// ECN marking on this egress port
-	ecn        bool
 	kmin, kmax int64
 	pmax       float64
-
-	txBytes int64
-	cp      cc.CongestionPoint
-	cpEnv   *cpEnv
+	loss       float64
 
 	// host NIC: the flows it sends (round robin as HPCC's RdmaEgressQueue)
 	qps    []int32
 	rrLast int
 
-	st portStats
+	// cold
+	pausedSince Time
+	pausedTotal Time
+	rng         rand.PCG
+	cp          cc.CongestionPoint
+	cpEnv       *cpEnv
+	st          portStats
 }
 
 type flowState struct {
@@ -270,6 +263,7 @@ func New(cfg Config) (*Sim, error) {
 	if err := s.buildNodes(); err != nil {
 		return nil, err
 	}
+	s.initQueue()
 	if err := s.buildAlgos(); err != nil {
 		return nil, err
 	}
@@ -371,6 +365,21 @@ func (s *Sim) buildNodes() error {
 		}
 	}
 	return nil
+}
+
+// initQueue sizes the calendar queue from the links: buckets of about a
+// sixteenth of the shortest packet time, and a span of two of the longest
+// hop times (delay plus a full packet), which covers the scheduling horizon
+// of almost every packet event.
+func (s *Sim) initQueue() {
+	pkt := s.cfg.Host.MTU + s.cfg.Host.Header
+	width, span := Time(1)<<40, Time(0)
+	for _, l := range s.cfg.Links {
+		ser := serTime(pkt, l.Rate)
+		width = min(width, ser/2)
+		span = max(span, 2*(l.Delay+ser))
+	}
+	s.q.init(max(width, 256), span)
 }
 
 func (s *Sim) buildAlgos() error {
@@ -549,8 +558,10 @@ func (s *Sim) RunUntil(limit Time) error {
 			s.stop("idle")
 			break
 		}
-		at := s.q.peekTime()
-		if at > limit {
+		s.qLenSum += uint64(s.q.len())
+		ev := s.q.pop()
+		if ev.at > limit {
+			s.q.unpop(ev)
 			if limit >= s.end {
 				s.now = s.end
 				s.stop("duration")
@@ -559,8 +570,6 @@ func (s *Sim) RunUntil(limit Time) error {
 			s.now = limit
 			return s.check
 		}
-		s.qLenSum += uint64(len(s.q.h))
-		ev := s.q.pop()
 		s.now = ev.at
 		s.events++
 		s.dispatch(&ev)

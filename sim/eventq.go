@@ -19,6 +19,7 @@ func (e *event) less(f *event) bool {
 
 // eventQueue is a binary min-heap of event values (no pointers, no
 // interfaces): pushing and popping allocate nothing once the slice has grown.
+// The engine uses it behind its calendar queue (calQueue) for far events.
 type eventQueue struct {
 	h   []event
 	seq uint64
@@ -29,7 +30,11 @@ func (q *eventQueue) len() int { return len(q.h) }
 // push schedules an event of kind k at time at.
 func (q *eventQueue) push(at Time, k evKind, obj int32, arg uint32) {
 	q.seq++
-	e := event{at: at, key: q.seq<<8 | uint64(k), obj: obj, arg: arg}
+	q.pushEvent(event{at: at, key: q.seq<<8 | uint64(k), obj: obj, arg: arg})
+}
+
+// pushEvent inserts an event that already has its key.
+func (q *eventQueue) pushEvent(e event) {
 	q.h = append(q.h, e)
 	// sift up
 	h := q.h

@@ -4,7 +4,15 @@ package sim
 // queue against the engine in the same run.
 
 // BareQueue is the engine's event queue, for benchmarks.
-type BareQueue struct{ q eventQueue }
+type BareQueue struct{ q calQueue }
+
+// NewBareQueue returns a queue sized like the engine's for a 100 Gbps /
+// 1 µs fabric.
+func NewBareQueue() *BareQueue {
+	b := &BareQueue{}
+	b.q.init(1024, 2200*Nanosecond)
+	return b
+}
 
 // Push schedules an event.
 func (b *BareQueue) Push(at Time, obj int32) { b.q.push(at, evKick, obj, 0) }

@@ -336,10 +336,32 @@ func (s *Sim) transmit(pid int32) {
 	}
 	p.wire.push(arrive, id)
 	p.wireBytes += int64(pk.size)
-	// more to send after this one?
-	if p.q[classHigh].n > 0 || (!p.paused && (p.q[classData].n > 0 || (p.host && len(p.qps) > 0))) {
+	// more to send after this one? (a host whose flows are all window-bound
+	// or done waits for an ACK to wake it instead)
+	switch {
+	case p.q[classHigh].n > 0 || (!p.paused && p.q[classData].n > 0):
 		s.wake(pid, p.busyUntil)
+	case p.host && !p.paused:
+		if t := s.dataReadyAt(p); t >= 0 {
+			s.wake(pid, max(t, p.busyUntil))
+		}
 	}
+}
+
+// dataReadyAt is the earliest time one of the host port's flows may send a
+// data packet without waiting for an ACK, or -1 if none may.
+func (s *Sim) dataReadyAt(p *portState) Time {
+	at := Time(-1)
+	for _, id := range p.qps {
+		f := &s.flows[id]
+		if f.sndNxt >= f.size || (f.window != cc.Unlimited && f.sndNxt-f.sndUna >= f.window) {
+			continue
+		}
+		if at < 0 || f.nextAvail < at {
+			at = f.nextAvail
+		}
+	}
+	return at
 }
 
 // onArrive delivers the head of port pid's wire to the peer node.

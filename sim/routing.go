@@ -90,7 +90,7 @@ func (r *routing) next(s *Sim, u, dst int32, h uint32) int32 {
 	}
 	// per-switch salt, like HPCC's per-switch ECMP seed (the node id)
 	x := mix32(h ^ (uint32(u)*0x9e3779b9 + 0x7f4a7c15))
-	return r.ports[lo+int32(x%uint32(n))]
+	return r.ports[lo+int32(uint64(x)*uint64(n)>>32)] // x mod n by multiply-shift
 }
 
 func (r *routing) reachable(s *Sim, src, dst int32) bool {

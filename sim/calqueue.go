@@ -1,0 +1,191 @@
+package sim
+
+import "math/bits"
+
+// calQueue is the engine's event queue: a calendar queue (a timing wheel of
+// fixed-width buckets) in front of a binary heap. A packet simulation
+// schedules almost every event a link delay or a serialisation time ahead, so
+// a wheel that spans a few link delays takes nearly all of them: push is an
+// append to a bucket, pop takes the head of the current bucket, and a bitmap
+// finds the next non-empty bucket. Events beyond the wheel's span (timers,
+// samples, timeouts) wait in the heap until the wheel reaches them.
+//
+// Order is exactly the heap's: by time, then by insertion sequence. Each
+// bucket is kept sorted by (at, key); since events are mostly scheduled in
+// increasing order, inserting is almost always an append.
+type calQueue struct {
+	shift   uint // bucket width is 1<<shift picoseconds
+	nb      int  // number of buckets, a power of two
+	buckets [][]event
+	heads   []int32 // read position in each bucket
+	bitmap  []uint64
+	base    Time // start of the current bucket's time range
+	cur     int  // current bucket
+	n       int  // events in the wheel
+	far     eventQueue
+	seq     uint64
+}
+
+// init sizes the wheel: buckets of width ~ width and a span of at least
+// span (both rounded to powers of two).
+func (q *calQueue) init(width, span Time) {
+	q.shift = 0
+	for Time(1)<<(q.shift+1) <= width && q.shift < 40 {
+		q.shift++
+	}
+	nb := 64
+	for Time(nb)<<q.shift < span && nb < 1<<16 {
+		nb *= 2
+	}
+	q.nb = nb
+	// every bucket starts with room for a few events, carved from one array
+	const room = 8
+	store := make([]event, nb*room)
+	q.buckets = make([][]event, nb)
+	for i := range q.buckets {
+		q.buckets[i] = store[i*room : i*room : (i+1)*room]
+	}
+	q.heads = make([]int32, nb)
+	q.bitmap = make([]uint64, nb/64)
+	q.base, q.cur, q.n = 0, 0, 0
+	q.far = eventQueue{}
+}
+
+func (q *calQueue) len() int { return q.n + q.far.len() }
+
+func (q *calQueue) span() Time { return Time(q.nb) << q.shift }
+
+func (q *calQueue) push(at Time, k evKind, obj int32, arg uint32) {
+	q.seq++
+	e := event{at: at, key: q.seq<<8 | uint64(k), obj: obj, arg: arg}
+	if at >= q.base+q.span() {
+		q.far.pushEvent(e)
+		return
+	}
+	if at < q.base {
+		q.rewind(at)
+	}
+	q.insert(e)
+}
+
+// rewind moves the wheel back so that it starts at time at's bucket. It is
+// needed only when a caller schedules at the current time after the wheel
+// has already been positioned on a later event (between RunUntil slices).
+// Every wheel event goes to the heap first; the ones the new span covers come
+// back.
+func (q *calQueue) rewind(at Time) {
+	for i := range q.buckets {
+		for _, e := range q.buckets[i][q.heads[i]:] {
+			q.far.pushEvent(e)
+		}
+		q.buckets[i] = q.buckets[i][:0]
+		q.heads[i] = 0
+	}
+	clear(q.bitmap)
+	q.n = 0
+	q.base = at >> q.shift << q.shift
+	q.cur = int(q.base>>q.shift) & (q.nb - 1)
+	limit := q.base + q.span()
+	for q.far.len() > 0 && q.far.peekTime() < limit {
+		q.insert(q.far.pop())
+	}
+}
+
+// insert puts e, which lies inside the wheel's span, into its bucket.
+func (q *calQueue) insert(e event) {
+	i := int(e.at>>q.shift) & (q.nb - 1)
+	b := q.buckets[i]
+	j := len(b)
+	b = append(b, e)
+	for j > int(q.heads[i]) && e.less(&b[j-1]) {
+		b[j] = b[j-1]
+		j--
+	}
+	b[j] = e
+	q.buckets[i] = b
+	q.bitmap[i>>6] |= 1 << (i & 63)
+	q.n++
+}
+
+// pop removes and returns the earliest event; the queue must not be empty.
+func (q *calQueue) pop() event {
+	for {
+		if q.n > 0 {
+			i := q.cur
+			if h := int(q.heads[i]); h < len(q.buckets[i]) {
+				return q.take(i, h)
+			}
+			// advance to the next non-empty bucket of the wheel
+			j := q.next(i)
+			// j is ahead of cur by d buckets (circularly)
+			d := (j - i) & (q.nb - 1)
+			q.base += Time(d) << q.shift
+			q.cur = j
+		} else {
+			// the wheel is empty: jump to the earliest far event
+			q.base = q.far.peekTime() >> q.shift << q.shift
+			q.cur = int(q.base>>q.shift) & (q.nb - 1)
+		}
+		// far events that the moved wheel now covers join it; they all lie
+		// after the current bucket's events
+		limit := q.base + q.span()
+		for q.far.len() > 0 && q.far.peekTime() < limit {
+			q.insert(q.far.pop())
+		}
+	}
+}
+
+func (q *calQueue) take(i, h int) event {
+	b := q.buckets[i]
+	e := b[h]
+	q.n--
+	if h+1 == len(b) {
+		q.buckets[i] = b[:0]
+		q.heads[i] = 0
+		q.bitmap[i>>6] &^= 1 << (i & 63)
+	} else {
+		q.heads[i] = int32(h + 1)
+	}
+	return e
+}
+
+// next returns the first non-empty bucket after i, circularly; the wheel
+// must hold an event.
+func (q *calQueue) next(i int) int {
+	words := len(q.bitmap)
+	w := i >> 6
+	// rest of word w above bit i
+	if m := q.bitmap[w] &^ (1<<(i&63+1) - 1); i&63 != 63 && m != 0 {
+		return w<<6 | bits.TrailingZeros64(m)
+	}
+	for k := 1; k <= words; k++ {
+		ww := (w + k) % words
+		m := q.bitmap[ww]
+		if k == words {
+			m &= 1<<(i&63+1) - 1 // wrapped to word w: bits up to i
+		}
+		if m != 0 {
+			return ww<<6 | bits.TrailingZeros64(m)
+		}
+	}
+	return i
+}
+
+// unpop puts back the event pop just returned (it is the earliest, so it
+// goes to the head of the current bucket).
+func (q *calQueue) unpop(e event) {
+	i := q.cur
+	h := int(q.heads[i])
+	b := q.buckets[i]
+	if h > 0 {
+		b[h-1] = e
+		q.heads[i] = int32(h - 1)
+	} else {
+		b = append(b, event{})
+		copy(b[1:], b)
+		b[0] = e
+		q.buckets[i] = b
+	}
+	q.bitmap[i>>6] |= 1 << (i & 63)
+	q.n++
+}
