@@ -22,6 +22,7 @@ type probe struct {
 	sends        int
 	timerEvery   sim.Time
 	params       map[string]float64
+	toggle       bool
 }
 
 func (p *probe) Start(env cc.Env) {
@@ -46,7 +47,18 @@ func (p *probe) OnTimer(env cc.Env, slot int) {
 	p.timerAt = append(p.timerAt, env.Now())
 	env.SetTimer(1, env.Now()+p.timerEvery)
 }
-func (p *probe) OnSend(env cc.Env, payload, wire int64, retx bool) { p.sends++ }
+func (p *probe) OnSend(env cc.Env, payload, wire int64, retx bool) {
+	p.sends++
+	if p.toggle {
+		// change the rate on every send: the engine must not start another
+		// transmission from inside this callback
+		if p.sends%2 == 0 {
+			env.SetRate(cc.Unlimited)
+		} else {
+			env.SetRate(200e9)
+		}
+	}
+}
 func (p *probe) SetParam(env cc.Env, name string, v float64) error {
 	p.params[name] = v
 	if name == "rateGbps" {
@@ -75,6 +87,7 @@ type probeOpts struct {
 	intSpec      cc.IntSpec
 	rxWindow     int64
 	cpEvery      int
+	toggle       bool
 }
 
 // probeAlgo returns an algorithm whose senders are recorded in *got.
@@ -86,7 +99,7 @@ func probeAlgo(o probeOpts, got *[]*probe) sim.AlgoSpec {
 		Param:           []cc.Param{{Name: "rateGbps", Kind: cc.KindNumber, Min: 0, Max: 1000, Default: 0, Live: true}},
 		Series:          []cc.SeriesSpec{{Name: "probe_gauge"}, {Name: "probe_acks"}},
 		NewSender: func(info cc.FlowInfo, p cc.Params) cc.Sender {
-			pr := &probe{rate: o.rate, window: o.window, timerEvery: o.timerEvery, params: map[string]float64{}}
+			pr := &probe{rate: o.rate, window: o.window, timerEvery: o.timerEvery, params: map[string]float64{}, toggle: o.toggle}
 			*got = append(*got, pr)
 			return pr
 		},
@@ -441,5 +454,23 @@ func TestAckPriority(t *testing.T) {
 	// ACKs finish the probe within a few µs of its ideal
 	if fct[true]+20*sim.Microsecond > fct[false] {
 		t.Errorf("FCT with high-priority ACKs %d ps, with data-priority ACKs %d ps: want the first well below", fct[true], fct[false])
+	}
+}
+
+// A sender that changes its rate from OnSend (as QCN's byte counter does)
+// must not make the NIC transmit twice at once: the flow can never beat the
+// serialisation of its bytes at line rate.
+func TestRateChangeInOnSend(t *testing.T) {
+	var got []*probe
+	tp := star(2, 100e9, sim.Microsecond)
+	cfg := baseConfig(t, tp, probeAlgo(probeOpts{rate: cc.Unlimited, window: cc.Unlimited, toggle: true}, &got))
+	cfg.Flows = []sim.FlowSpec{tp.flow("h0", "h1", 1_000_000, 0)}
+	_, r := run(t, cfg)
+	minFCT := sim.Time(1000 * 1048 * 80) // 1000 packets of 1048 B at 80 ps/B
+	if r.Flows[0].FCT < minFCT {
+		t.Errorf("FCT %d ps is below the %d ps the NIC needs to serialise the flow", r.Flows[0].FCT, minFCT)
+	}
+	if got[0].sends != 1000 {
+		t.Errorf("%d sends for 1000 packets", got[0].sends)
 	}
 }

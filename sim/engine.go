@@ -564,7 +564,11 @@ func (s *Sim) RunUntil(limit Time) error {
 			s.q.unpop(ev)
 			if limit >= s.end {
 				s.now = s.end
-				s.stop("duration")
+				if s.cfg.Duration > 0 {
+					s.stop("duration")
+				} else {
+					s.stop("time cap (10 s)")
+				}
 				break
 			}
 			s.now = limit

@@ -264,8 +264,10 @@ func (s *Sim) makeData(f *flowState) int32 {
 		f.nextAvail = s.now + serTime(wire, f.rate)
 	}
 	if f.sendObs != nil {
+		// a rate or window change here is picked up by transmit, which is
+		// running: waking the port now would start a second transmission
 		f.sendObs.OnSend(f.env, payload, wire, retx)
-		s.afterCC(f)
+		f.dirty = false
 	}
 	return id
 }
