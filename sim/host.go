@@ -336,7 +336,7 @@ func (s *Sim) transmit(pid int32) {
 	if p.wire.n == 0 {
 		s.q.push(arrive, evArrive, pid, p.wireGen)
 	}
-	p.wire.push(arrive, id)
+	p.wire.push(wireSlot{arrive, id})
 	p.wireBytes += int64(pk.size)
 	// more to send after this one? (a host whose flows are all window-bound
 	// or done waits for an ACK to wake it instead)

@@ -95,78 +95,47 @@ func (p *pool) put(id int32) {
 	p.free = id
 }
 
-// ring is a FIFO of packet ids with amortised growth.
-type ring struct {
-	buf  []int32
+// fifo is a ring-buffer queue with amortised growth: once it has grown to
+// the largest size a run needs, push and pop allocate nothing.
+type fifo[T any] struct {
+	buf  []T
 	head int
 	n    int
 }
 
-func (r *ring) push(id int32) {
+func (r *fifo[T]) push(v T) {
 	if r.n == len(r.buf) {
-		r.grow()
-	}
-	r.buf[(r.head+r.n)&(len(r.buf)-1)] = id
-	r.n++
-}
-
-func (r *ring) pop() int32 {
-	id := r.buf[r.head]
-	r.head = (r.head + 1) & (len(r.buf) - 1)
-	r.n--
-	return id
-}
-
-func (r *ring) peek() int32 { return r.buf[r.head] }
-
-func (r *ring) at(i int) int32 { return r.buf[(r.head+i)&(len(r.buf)-1)] }
-
-func (r *ring) grow() {
-	size := 2 * len(r.buf)
-	if size == 0 {
-		size = 16
-	}
-	buf := make([]int32, size)
-	for i := 0; i < r.n; i++ {
-		buf[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
-	}
-	r.buf, r.head = buf, 0
-}
-
-// wireRing holds the packets on one direction of a link with their arrival
-// times, which are non-decreasing (a link is FIFO with a fixed delay).
-type wireRing struct {
-	buf  []wireSlot
-	head int
-	n    int
-}
-
-type wireSlot struct {
-	at Time
-	id int32
-}
-
-func (r *wireRing) push(at Time, id int32) {
-	if r.n == len(r.buf) {
-		size := 2 * len(r.buf)
-		if size == 0 {
-			size = 16
-		}
-		buf := make([]wireSlot, size)
+		size := max(2*len(r.buf), 16)
+		buf := make([]T, size)
 		for i := 0; i < r.n; i++ {
 			buf[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
 		}
 		r.buf, r.head = buf, 0
 	}
-	r.buf[(r.head+r.n)&(len(r.buf)-1)] = wireSlot{at, id}
+	r.buf[(r.head+r.n)&(len(r.buf)-1)] = v
 	r.n++
 }
 
-func (r *wireRing) pop() wireSlot {
-	s := r.buf[r.head]
+func (r *fifo[T]) pop() T {
+	v := r.buf[r.head]
 	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
-	return s
+	return v
 }
 
-func (r *wireRing) peek() wireSlot { return r.buf[r.head] }
+func (r *fifo[T]) peek() T { return r.buf[r.head] }
+
+// at returns the i-th element from the head.
+func (r *fifo[T]) at(i int) T { return r.buf[(r.head+i)&(len(r.buf)-1)] }
+
+// ring is a FIFO of packet ids (an egress queue).
+type ring = fifo[int32]
+
+// wireRing holds the packets on one direction of a link with their arrival
+// times, which are non-decreasing (a link is FIFO with a fixed delay).
+type wireRing = fifo[wireSlot]
+
+type wireSlot struct {
+	at Time
+	id int32
+}

@@ -266,7 +266,7 @@ func (s *Sim) Conservation() Conservation {
 			}
 		}
 		for i := 0; i < p.wire.n; i++ {
-			pk := s.pk.at(p.wire.buf[(p.wire.head+i)&(len(p.wire.buf)-1)].id)
+			pk := s.pk.at(p.wire.at(i).id)
 			c.OnWire[pk.kind] += int64(pk.size)
 			c.PacketsFound++
 		}
