@@ -118,6 +118,7 @@ func hostConfig(h *Host) sim.HostConfig {
 	c.AckEvery = h.AckEvery
 	c.CNPInterval = h.CNPInterval
 	c.RTO = h.RTO
+	c.RTOLossless = !h.RTOAuto
 	c.NackInterval = h.NackInterval
 	c.BDPPerPath = h.BDP == BDPPath
 	return c

@@ -137,6 +137,13 @@ func canonSwitch(s *Switch) m {
 	return out
 }
 
+func canonRTO(h *Host) string {
+	if h.RTOAuto {
+		return "auto"
+	}
+	return formatTime(h.RTO)
+}
+
 func canonHost(h *Host) m {
 	return m{
 		"mtu":          formatSize(h.MTU),
@@ -145,7 +152,7 @@ func canonHost(h *Host) m {
 		"ackEvery":     h.AckEvery,
 		"cnpInterval":  formatTime(h.CNPInterval),
 		"bdp":          h.BDP,
-		"rto":          formatTime(h.RTO),
+		"rto":          canonRTO(h),
 		"nackInterval": formatTime(h.NackInterval),
 	}
 }

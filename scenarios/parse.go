@@ -17,6 +17,7 @@ const (
 	DefaultHeader           int64    = 48
 	DefaultAck              int64    = 64
 	DefaultRTO              sim.Time = sim.Millisecond
+	MinTelemetryInterval    sim.Time = sim.Microsecond
 	DefaultNackInterval     sim.Time = 500 * sim.Microsecond
 	DefaultFlowCountTimeout sim.Time = 100 * sim.Microsecond
 	DefaultInterval         sim.Time = 10 * sim.Microsecond
@@ -83,7 +84,7 @@ func (d *decoder) scenario(tree any) *Scenario {
 	s := &Scenario{Seed: DefaultSeed}
 	s.Switch = Switch{Buffer: DefaultBuffer, PFC: true, INT: true, FlowCountTimeout: DefaultFlowCountTimeout}
 	s.Host = Host{MTU: DefaultMTU, Header: DefaultHeader, Ack: DefaultAck, AckEvery: 1,
-		BDP: BDPGlobal, RTO: DefaultRTO, NackInterval: DefaultNackInterval}
+		BDP: BDPGlobal, RTO: DefaultRTO, RTOAuto: true, NackInterval: DefaultNackInterval}
 	s.Telemetry = Telemetry{Interval: DefaultInterval, AllQueues: true, AllFlows: true}
 	s.Events = []Event{}
 	f := d.fields("", tree)
@@ -583,7 +584,11 @@ func (d *decoder) hostSection(path string, v any, h *Host) {
 	h.AckEvery = f.count("ackEvery", h.AckEvery, 1, 1<<16)
 	h.CNPInterval = f.time("cnpInterval", h.CNPInterval, false)
 	h.BDP = f.enum("bdp", h.BDP, BDPGlobal, BDPPath)
-	h.RTO = f.time("rto", h.RTO, false)
+	if v, _, ok := f.take("rto"); ok && v == "auto" {
+		h.RTO, h.RTOAuto = DefaultRTO, true
+	} else if f.has("rto") {
+		h.RTO, h.RTOAuto = f.time("rto", h.RTO, false), false
+	}
 	h.NackInterval = f.time("nackInterval", h.NackInterval, false)
 	f.finish()
 }
@@ -729,6 +734,10 @@ func (d *decoder) telemetry(path string, v any, t *Telemetry, net *network) {
 		return
 	}
 	t.Interval = f.time("interval", t.Interval, false)
+	if t.Interval > 0 && t.Interval < MinTelemetryInterval {
+		// finer sampling writes gigabytes for little insight; 0 turns it off
+		d.add(join(path, "interval"), "must be 0 (no samples) or at least %s, got %s", formatTime(MinTelemetryInterval), formatTime(t.Interval))
+	}
 	if v, p, ok := f.take("queues"); ok {
 		t.AllQueues, t.Queues = selection(d, p, v, func(ep string, e any) (string, bool) {
 			name, ok := d.str(ep, e)

@@ -98,7 +98,7 @@ func TestDefaults(t *testing.T) {
 		Topology: Topology{Kind: KindDumbbell, Dumbbell: &Dumbbell{Senders: 1, Receivers: 1, HostLink: Link{100e9, sim.Microsecond}}},
 		Switch:   Switch{Buffer: 32 << 20, PFC: true, INT: true, FlowCountTimeout: 100 * sim.Microsecond},
 		Host: Host{MTU: 1000, Header: 48, Ack: 64, AckEvery: 1, CNPInterval: 0, BDP: BDPGlobal,
-			RTO: sim.Millisecond, NackInterval: 500 * sim.Microsecond},
+			RTO: sim.Millisecond, RTOAuto: true, NackInterval: 500 * sim.Microsecond},
 		Telemetry: Telemetry{Interval: 10 * sim.Microsecond, AllQueues: true, AllFlows: true},
 	}
 	if s.Seed != want.Seed || s.Duration != 0 || *s.Topology.Dumbbell != *want.Topology.Dumbbell ||
@@ -217,6 +217,12 @@ func TestMalformed(t *testing.T) {
 		{name: "alltoall ranks", sets: []string{"workload[5].ranksPerHost=0"}, field: "workload[5].ranksPerHost"},
 		{name: "disconnected", sets: []string{"topology=" + customTopo, "events=[]", "telemetry.queues=all",
 			`workload=[{"kind":"flows","flows":[{"src":"a","dst":"c","size":"1KB"}]}]`}, field: "workload[0].flows[0].dst", msg: "no path from a to c"},
+		{name: "hosts do not relay", sets: []string{`topology={"kind":"custom","nodes":[{"id":"h0","type":"host"},{"id":"h1","type":"host"},` +
+			`{"id":"h2","type":"host"},{"id":"s0","type":"switch"},{"id":"s1","type":"switch"}],` +
+			`"links":[{"a":"h0","b":"s0"},{"a":"h1","b":"s0"},{"a":"h1","b":"s1"},{"a":"h2","b":"s1"}]}`, "events=[]", "telemetry.queues=all",
+			`workload=[{"kind":"flows","flows":[{"src":"h0","dst":"h2","size":"1KB"}]}]`}, field: "workload[0].flows[0].dst", msg: "no path from h0 to h2"},
+		{name: "rto", sets: []string{"host.rto=soon"}, field: "host.rto"},
+		{name: "telemetry interval too short", sets: []string{"telemetry.interval=100ns"}, field: "telemetry.interval", msg: "at least 1us"},
 		{name: "disconnected poisson", sets: []string{"topology=" + customTopo, "events=[]", "telemetry.queues=all",
 			`workload=[{"kind":"poisson","cdf":"websearch","load":0.1,"until":"1ms"}]`}, field: "workload[0]", msg: "not connected"},
 		// events

@@ -160,13 +160,17 @@ const (
 
 // Host is the NIC model shared by every host.
 type Host struct {
-	MTU          int64
-	Header       int64
-	Ack          int64
-	AckEvery     int
-	CNPInterval  sim.Time
-	BDP          string // BDPGlobal or BDPPath
+	MTU         int64
+	Header      int64
+	Ack         int64
+	AckEvery    int
+	CNPInterval sim.Time
+	BDP         string // BDPGlobal or BDPPath
+	// RTO is the retransmission timer's floor; with RTOAuto ("auto", the
+	// default) the timer runs only in runs that can lose packets (PFC off, or
+	// loss or link events); an explicit duration keeps it on; 0 turns it off.
 	RTO          sim.Time
+	RTOAuto      bool
 	NackInterval sim.Time
 }
 

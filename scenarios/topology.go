@@ -31,7 +31,8 @@ type network struct {
 	hostCount int
 	index     map[string]int // node name -> node index
 	hostRate  []int64        // rate of each host's first link (in link order)
-	comp      []int          // connected component of each node
+	comp      []int          // connected component of each switch
+	hostComps [][]int        // components of the switches each host attaches to
 	ports     []string       // port names by port id (sim.PortNames)
 	portIndex map[string]int
 }
@@ -68,7 +69,15 @@ func newNetwork(t *Topology) (*network, error) {
 			}
 		}
 	}
-	n.comp = components(len(n.nodes), n.links)
+	n.comp = components(n.nodes, n.links)
+	n.hostComps = make([][]int, n.hostCount)
+	for _, l := range n.links {
+		for _, end := range [2][2]int{{l.A, l.B}, {l.B, l.A}} {
+			if h, sw := end[0], end[1]; n.nodes[h].Kind == sim.Host {
+				n.hostComps[h] = append(n.hostComps[h], n.comp[sw])
+			}
+		}
+	}
 	n.ports = sim.PortNames(n.nodes, n.links)
 	n.portIndex = make(map[string]int, len(n.ports))
 	for i, p := range n.ports {
@@ -77,8 +86,18 @@ func newNetwork(t *Topology) (*network, error) {
 	return n, nil
 }
 
-// connected reports whether nodes a and b are joined by some path.
-func (n *network) connected(a, b int) bool { return n.comp[a] == n.comp[b] }
+// connected reports whether hosts a and b are joined by a path through
+// switches (hosts never relay, as in the engine).
+func (n *network) connected(a, b int) bool {
+	for _, ca := range n.hostComps[a] {
+		for _, cb := range n.hostComps[b] {
+			if ca == cb {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // hostNames lists the host names in node order.
 func (n *network) hostNames() []string {
@@ -138,8 +157,10 @@ func splitNumber(s string) (string, int, bool) {
 	return s[:i], v, true
 }
 
-// components labels the connected components of the graph (union-find).
-func components(n int, links []sim.LinkSpec) []int {
+// components labels the connected components of the switches (union-find
+// over switch-to-switch links; a host's own label is unused).
+func components(nodes []sim.NodeSpec, links []sim.LinkSpec) []int {
+	n := len(nodes)
 	parent := make([]int, n)
 	for i := range parent {
 		parent[i] = i
@@ -153,6 +174,9 @@ func components(n int, links []sim.LinkSpec) []int {
 		return x
 	}
 	for _, l := range links {
+		if nodes[l.A].Kind != sim.Switch || nodes[l.B].Kind != sim.Switch {
+			continue
+		}
 		a, b := find(l.A), find(l.B)
 		if a != b {
 			parent[a] = b

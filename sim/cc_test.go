@@ -3,6 +3,7 @@ package sim_test
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 
 	"cclab/cc"
@@ -472,5 +473,174 @@ func TestRateChangeInOnSend(t *testing.T) {
 	}
 	if got[0].sends != 1000 {
 		t.Errorf("%d sends for 1000 packets", got[0].sends)
+	}
+}
+
+// The retransmission timer never fires in a run that cannot lose packets
+// (HPCC's simulator has none), and when kept on it adapts to the RTT, so a
+// flow behind a standing queue of several milliseconds is not resent.
+func TestNoSpuriousTimeouts(t *testing.T) {
+	cases := []struct {
+		name     string
+		lossless bool // keep the timer on although nothing can be lost
+		delay    sim.Time
+		late     bool // a flow joins behind a standing queue
+	}{
+		{"1 Gbps, 1 ms links", false, sim.Millisecond, false},
+		{"1 Gbps, 1 ms links, timer kept on", true, sim.Millisecond, false},
+		{"late flow behind a standing queue", false, sim.Microsecond, true},
+		{"late flow, timer kept on", true, sim.Microsecond, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []*probe
+			tp := dumbbell(5, 1e9, tc.delay)
+			cfg := baseConfig(t, tp, probeAlgo(probeOpts{rate: cc.Unlimited, window: cc.Unlimited}, &got))
+			cfg.Host.RTOLossless = tc.lossless
+			cfg.Flows = []sim.FlowSpec{tp.flow("h0", "r0", 1_000_000, 0)}
+			if tc.late {
+				for i := 1; i < 4; i++ {
+					cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), "r0", 1_000_000, 0))
+				}
+				cfg.Flows = append(cfg.Flows, tp.flow("h4", "r0", 200_000, 3*sim.Millisecond))
+			}
+			_, r := run(t, cfg)
+			if r.Drops != 0 {
+				t.Fatalf("%d drops in a lossless run", r.Drops)
+			}
+			for _, f := range r.Flows {
+				if !f.Finished || f.Timeouts != 0 || f.Retx != 0 {
+					t.Errorf("flow %d: finished %v, %d timeouts, %d B resent", f.ID, f.Finished, f.Timeouts, f.Retx)
+				}
+			}
+		})
+	}
+}
+
+// Random loss with PFC on: PAUSE and RESUME frames are spared, so no port
+// stays paused for good and every flow finishes (by NACK or timeout).
+func TestPFCWithLoss(t *testing.T) {
+	tp := star(5, 100e9, sim.Microsecond)
+	cfg := baseConfig(t, tp, noneAlgo(t, 0))
+	cfg.Switch.Buffer = 600_000
+	cfg.Events = []sim.EventSpec{{At: 0, Kind: sim.EventLoss, Port: "h0->s0", Loss: 0.3}, {At: 0, Kind: sim.EventLoss, Port: "s0->h4", Loss: 0.05}}
+	for i := 0; i < 4; i++ {
+		cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), "h4", 500_000, 0))
+	}
+	_, r := run(t, cfg)
+	var pauses int64
+	for _, p := range r.Ports {
+		pauses += p.PausesSent
+	}
+	if pauses == 0 || r.Drops == 0 {
+		t.Fatalf("the case needs pauses and losses: %d pauses, %d drops", pauses, r.Drops)
+	}
+	if r.FlowsFinished() != 4 || r.EndReason != "all flows finished" {
+		t.Errorf("%d of 4 flows finished; end: %s", r.FlowsFinished(), r.EndReason)
+	}
+}
+
+// A window smaller than ackEvery packets does not stall: the packet that
+// fills the window asks for an ACK (RoCE's AckReq).
+func TestAckEveryBeyondWindow(t *testing.T) {
+	fct := map[int]sim.Time{}
+	for _, every := range []int{1, 8} {
+		var got []*probe
+		tp := star(2, 100e9, sim.Microsecond)
+		cfg := baseConfig(t, tp, probeAlgo(probeOpts{rate: cc.Unlimited, window: 3900}, &got))
+		cfg.Host.AckEvery = every
+		cfg.Host.RTOLossless = true
+		cfg.Flows = []sim.FlowSpec{tp.flow("h0", "h1", 100_000, 0)}
+		_, r := run(t, cfg)
+		if f := r.Flows[0]; !f.Finished || f.Timeouts != 0 {
+			t.Fatalf("ackEvery %d: finished %v with %d timeouts", every, f.Finished, f.Timeouts)
+		}
+		fct[every] = r.Flows[0].FCT
+	}
+	// with AckReq the window is acknowledged as soon as it is full (without
+	// it, each window waited for the 1 ms timeout: 25 windows, ~47 ms). One
+	// ACK per window instead of per packet delays the first three packets'
+	// acknowledgement by up to three packet times (3 × 84 ns) on a ~4.2 µs
+	// RTT, so the window-limited flow is up to ~6% slower: allow 10%.
+	if d := math.Abs(float64(fct[8]-fct[1])) / float64(fct[1]); d > 0.10 {
+		t.Errorf("FCT %d ps with ackEvery 8 vs %d ps with 1", fct[8], fct[1])
+	}
+}
+
+// A live parameter change between slices gives the same run as the scripted
+// event it is recorded as.
+func TestLiveChangeMatchesReplay(t *testing.T) {
+	tp := star(3, 100e9, sim.Microsecond)
+	cfg := baseConfig(t, tp, noneAlgo(t, 1))
+	cfg.Duration = 200 * sim.Microsecond
+	cfg.Flows = []sim.FlowSpec{tp.flow("h0", "h2", 5_000_000, 0), tp.flow("h1", "h2", 5_000_000, 0)}
+	const at = 50 * sim.Microsecond // also a telemetry tick
+	change := map[string]float64{"windowBDPs": 2}
+
+	live, _ := sim.New(cfg)
+	cl := &collector{}
+	live.Subscribe(cl)
+	if err := live.RunUntil(at); err != nil {
+		t.Fatal(err)
+	}
+	if err := live.ApplyParams(-1, change); err != nil {
+		t.Fatal(err)
+	}
+	if err := live.Run(); err != nil {
+		t.Fatal(err)
+	}
+
+	cfg.Events = []sim.EventSpec{{At: at, Kind: sim.EventParams, Algo: -1, Params: change}}
+	replay, _ := sim.New(cfg)
+	cr := &collector{}
+	replay.Subscribe(cr)
+	if err := replay.Run(); err != nil {
+		t.Fatal(err)
+	}
+	lr, rr := live.Result(), replay.Result()
+	if rr.Events != lr.Events+1 {
+		t.Errorf("events: live %d, replay %d (the scripted event is one more)", lr.Events, rr.Events)
+	}
+	lr.Events = rr.Events
+	if !reflect.DeepEqual(lr, rr) || !reflect.DeepEqual(cl.s, cr.s) {
+		t.Error("the live change and its replay differ")
+	}
+}
+
+// PFC keeps short links lossless: the headroom covers what arrives while a
+// PAUSE waits behind a packet and the upstream finishes its own.
+func TestShortLinksLossless(t *testing.T) {
+	for _, d := range []sim.Time{0, 10 * sim.Nanosecond, 100 * sim.Nanosecond, sim.Microsecond} {
+		tp := star(9, 100e9, d)
+		cfg := baseConfig(t, tp, noneAlgo(t, 0))
+		cfg.Switch.Buffer = 1 << 20
+		for i := 0; i < 8; i++ {
+			cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), "h8", 1_000_000, 0))
+		}
+		_, r := run(t, cfg)
+		if r.Drops != 0 || r.FlowsFinished() != 8 {
+			t.Errorf("link delay %d ps: %d drops, %d of 8 finished", d, r.Drops, r.FlowsFinished())
+		}
+	}
+}
+
+// A flow that starts while its host link is down still learns its line rate
+// and path length from the topology.
+func TestFlowInfoWhileLinkDown(t *testing.T) {
+	var infos []cc.FlowInfo
+	a := &cc.Algorithm{Name: "info", NewSender: func(info cc.FlowInfo, p cc.Params) cc.Sender {
+		infos = append(infos, info)
+		return &probe{rate: cc.Unlimited, window: cc.Unlimited, params: map[string]float64{}}
+	}}
+	tp := star(2, 25e9, sim.Microsecond)
+	cfg := baseConfig(t, tp, sim.AlgoSpec{Algo: a, Params: cc.Params{}})
+	cfg.Events = []sim.EventSpec{{At: 0, Kind: sim.EventLinkDown, Port: "h0->s0"}, {At: 20 * sim.Microsecond, Kind: sim.EventLinkUp, Port: "h0->s0"}}
+	cfg.Flows = []sim.FlowSpec{tp.flow("h0", "h1", 10_000, 5*sim.Microsecond)}
+	_, r := run(t, cfg)
+	if len(infos) != 1 || infos[0].LineRate != 25e9 || infos[0].Hops != 1 {
+		t.Errorf("flow info %+v", infos)
+	}
+	if !r.Flows[0].Finished {
+		t.Error("flow did not finish after the link came back")
 	}
 }

@@ -54,10 +54,16 @@ type HostConfig struct {
 	// CNPInterval: 0 flags a CNP on the ACK of every ECN-marked packet (HPCC's
 	// simulator); > 0 sends at most one CNP per flow per interval (DCQCN's NP).
 	CNPInterval Time
-	// RTO is the retransmission timeout: go-back-N from the first
-	// unacknowledged byte when no ACK has advanced it for RTO (doubling on
-	// consecutive timeouts, up to 64×). 0 disables it.
+	// RTO is the minimum retransmission timeout (0 disables the timer). A
+	// flow goes back to its first unacknowledged byte when no ACK has
+	// advanced it for max(RTO, 2 × max base RTT, srtt + 4·rttvar), the RTT
+	// estimate of RFC 6298 from the ACKs' echoed send times, doubling on
+	// consecutive timeouts (up to 64×).
 	RTO Time
+	// RTOLossless keeps the timer on in runs that cannot lose packets. By
+	// default it runs only when they can: PFC off, or loss or link events.
+	// HPCC's simulator has no timer; a lossless run here needs none either.
+	RTOLossless bool
 	// NackInterval suppresses repeated NACKs for the same expected sequence
 	// (HPCC's "NACK Generation Interval", 500 µs).
 	NackInterval Time
@@ -168,6 +174,15 @@ type Config struct {
 	Duration  Time // 0: until every flow has finished (capped at MaxDuration)
 }
 
+// FieldError is a Config problem that a scenario field is responsible for
+// (Field is that field's path in the scenario format, e.g. "switch.buffer").
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
 // DefaultSwitch returns the reference simulator's switch settings.
 func DefaultSwitch() SwitchConfig {
 	return SwitchConfig{
@@ -188,7 +203,7 @@ func DefaultHost() HostConfig {
 		Header:       48,
 		Ack:          64,
 		AckEvery:     1,
-		RTO:          1 * Millisecond,
+		RTO:          1 * Millisecond, // armed only when packets can be lost
 		NackInterval: 500 * Microsecond,
 	}
 }

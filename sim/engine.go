@@ -70,8 +70,10 @@ type Sim struct {
 
 	tel telemetry
 
-	maxRTT Time  // maximum base RTT over host pairs
-	maxBDP int64 // maximum BDP over host pairs
+	maxRTT   Time  // maximum base RTT over host pairs
+	maxBDP   int64 // maximum BDP over host pairs
+	rtoMin   Time  // minimum retransmission timeout; 0: no timer in this run
+	rtoFirst Time  // the timeout before a flow's first RTT sample
 
 	cnt counters
 
@@ -125,6 +127,7 @@ type portState struct {
 	host        bool // egress port of a host NIC
 	paused      bool // PFC: paused by the downstream node (data class only)
 	kickPending bool
+	sending     bool // transmit is picking a packet (guards re-entry)
 	pfcSent     bool // we have paused the peer
 	ecn         bool // ECN marking on this egress port
 	shift       uint8
@@ -179,6 +182,8 @@ type flowState struct {
 	maxBDP     int64
 	idealFCT   Time
 	bottleneck int64
+	lineRate   int64 // sender NIC rate, from the topology at the start of the run
+	hops       int   // switches on the path at the start of the run
 
 	// sender
 	sndNxt, sndUna, sndMax int64
@@ -199,6 +204,8 @@ type flowState struct {
 	dirty                  bool // rate or window changed during a callback
 	retxBytes              int64
 	timeouts               int
+	srtt, rttvar           Time // RFC 6298 RTT estimate from echoed send times
+	hasRTT                 bool
 
 	// receiver
 	rcvNxt     int64
@@ -269,6 +276,7 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s.rt.compute(s)
 	s.computeBaseRTTs()
+	s.rtoMin = s.minRTO()
 	if err := s.buildFlows(); err != nil {
 		return nil, err
 	}
@@ -305,6 +313,15 @@ func (s *Sim) buildNodes() error {
 			break
 		}
 	}
+	// the largest packet on the wire, for the PFC headroom
+	maxPkt := cfg.Host.MTU + cfg.Host.Header
+	var maxINT int64
+	for _, a := range cfg.Algos {
+		if a.Algo != nil {
+			maxINT = max(maxINT, a.Algo.INT.FixedBytes+cc.MaxHops*a.Algo.INT.PerHopBytes)
+		}
+	}
+	maxPkt += maxINT
 	s.ports = make([]portState, 2*len(cfg.Links))
 	for i, l := range cfg.Links {
 		for d := 0; d < 2; d++ {
@@ -329,7 +346,13 @@ func (s *Sim) buildNodes() error {
 				if factor == 0 {
 					factor = 3
 				}
-				p.headroom = mulDiv(l.Rate, int64(l.Delay), 8*int64(Second)) * factor
+				// HPCC's headroom is factor × rate × delay. What a PAUSE must
+				// absorb is what arrives while it waits behind a packet, crosses
+				// the link, and the upstream finishes its packet: two link
+				// delays of data plus two packets and the frame; on short links
+				// that is more than HPCC's, and the fabric must stay lossless.
+				inFlight := mulDiv(l.Rate, int64(l.Delay), 8*int64(Second))
+				p.headroom = max(factor*inFlight, 2*inFlight+2*maxPkt+pfcFrameBytes)
 				shift := uint8(3)
 				r := l.Rate
 				for r > nicRate && shift > 0 && nicRate > 0 {
@@ -360,8 +383,9 @@ func (s *Sim) buildNodes() error {
 			n.mmu.totalRsrv += reserve
 		}
 		if cfg.Switch.PFC && n.mmu.totalHdrm+n.mmu.totalRsrv >= n.mmu.buffer {
-			return fmt.Errorf("sim: switch %s: buffer %d B is smaller than its PFC headroom and reserve (%d B)",
-				n.name, n.mmu.buffer, n.mmu.totalHdrm+n.mmu.totalRsrv)
+			return &FieldError{Field: "switch.buffer", Msg: fmt.Sprintf(
+				"%d B is not more than switch %s's PFC headroom and reserve (%d B); give it more or turn PFC off",
+				n.mmu.buffer, n.name, n.mmu.totalHdrm+n.mmu.totalRsrv)}
 		}
 	}
 	return nil
@@ -463,6 +487,10 @@ func (s *Sim) buildFlows() error {
 		f.hashData = hash4(uint32(fs.Src), uint32(fs.Dst), sport, 100)
 		f.hashAck = hash4(uint32(fs.Dst), uint32(fs.Src), 100, sport)
 		s.setFlowPath(f)
+		if pid := s.rt.next(s, f.src, f.dst, f.hashData); pid >= 0 {
+			f.lineRate = s.ports[pid].rate
+		}
+		f.hops = int(s.rt.hops(s, f.src, f.dst)) - 1
 		if fs.Group >= 0 {
 			s.groupLeft[fs.Group]++
 		}
@@ -485,7 +513,6 @@ func (s *Sim) buildFlows() error {
 }
 
 func (s *Sim) buildEvents() error {
-	names := PortNames(s.cfg.Nodes, s.cfg.Links)
 	for i, e := range s.cfg.Events {
 		if e.At < 0 {
 			return fmt.Errorf("sim: event %d: negative time", i)
@@ -496,14 +523,7 @@ func (s *Sim) buildEvents() error {
 				return fmt.Errorf("sim: event %d: unknown algorithm index %d", i, e.Algo)
 			}
 		case EventLinkDown, EventLinkUp, EventLoss:
-			found := false
-			for _, n := range names {
-				if n == e.Port {
-					found = true
-					break
-				}
-			}
-			if !found {
+			if _, ok := s.PortID(e.Port); !ok {
 				return fmt.Errorf("sim: event %d: unknown port %q", i, e.Port)
 			}
 			if e.Kind == EventLoss && (e.Loss < 0 || e.Loss > 1) {
@@ -538,31 +558,41 @@ func (s *Sim) MaxBaseRTT() Time { return s.maxRTT }
 // MaxBDP is the maximum bandwidth-delay product over all host pairs, in bytes.
 func (s *Sim) MaxBDP() int64 { return s.maxBDP }
 
-// RunUntil processes every event up to and including time limit (or the end
-// of the run, whichever is first) and returns. It may be called repeatedly.
+// RunUntil processes every event before time limit and returns with Now()
+// at limit; when limit is (or is past) the end of the run, it also processes
+// the events at the end and stops the run. Stopping short of the events at
+// limit means that a change made between slices (ApplyParams) comes before
+// them, exactly as a scripted event at that time does, so a live change and
+// its replay give the same run. The clock never goes back: a limit before
+// Now() does nothing.
 func (s *Sim) RunUntil(limit Time) error {
-	if limit > s.end {
+	final := limit >= s.end
+	if final {
 		limit = s.end
+	}
+	if s.stopped || (!final && limit <= s.now) {
+		return s.check
 	}
 	for !s.stopped {
 		if s.q.len() == 0 {
-			// nothing left to happen: the run is over at the later of now and
-			// (with a duration) its end
-			if s.cfg.Duration > 0 {
-				if limit < s.end {
-					s.now = limit
-					return s.check
-				}
+			// nothing left to happen
+			switch {
+			case s.cfg.Duration == 0:
+				s.stop("idle")
+			case final:
 				s.now = s.end
+				s.stop("duration")
+			default:
+				s.now = limit
+				return s.check
 			}
-			s.stop("idle")
 			break
 		}
 		s.qLenSum += uint64(s.q.len())
 		ev := s.q.pop()
-		if ev.at > limit {
+		if ev.at > limit || (ev.at == limit && !final) {
 			s.q.unpop(ev)
-			if limit >= s.end {
+			if final {
 				s.now = s.end
 				if s.cfg.Duration > 0 {
 					s.stop("duration")

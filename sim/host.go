@@ -121,8 +121,13 @@ func (s *Sim) unbindFlow(f *flowState) {
 	for i, id := range p.qps {
 		if id == f.id {
 			p.qps = append(p.qps[:i], p.qps[i+1:]...)
+			// keep the round robin's place: the flow after the last served
+			// one is still next
+			if i <= p.rrLast {
+				p.rrLast-- // may become -1: start from the first
+			}
 			if p.rrLast >= len(p.qps) {
-				p.rrLast = 0
+				p.rrLast = -1
 			}
 			break
 		}
@@ -147,20 +152,16 @@ func (s *Sim) startFlow(id int32) {
 	f.lastProgress = s.now
 	f.gauges = make([]gauge, len(a.series))
 	info := cc.FlowInfo{
-		ID: id, Size: f.size, BaseRTT: f.baseRTT, MaxBDP: f.maxBDP,
-		MTU: s.cfg.Host.MTU, Header: s.cfg.Host.Header,
-		Hops: int(s.rt.hops(s, f.src, f.dst)) - 1,
+		ID: id, Size: f.size, BaseRTT: f.baseRTT, MaxBDP: f.maxBDP, LineRate: f.lineRate,
+		MTU: s.cfg.Host.MTU, Header: s.cfg.Host.Header, Hops: f.hops,
 	}
 	s.bindFlow(f)
-	if f.port >= 0 {
-		info.LineRate = s.ports[f.port].rate
-	}
 	f.sender = a.spec.Algo.NewSender(info, a.params)
 	f.sendObs, _ = f.sender.(cc.SendObserver)
 	f.sender.Start(f.env)
 	f.dirty = false
 	s.tel.flowStarted(s, id)
-	if s.cfg.Host.RTO > 0 {
+	if s.rtoMin > 0 {
 		s.armRTO(f)
 	}
 	if f.port >= 0 {
@@ -196,6 +197,11 @@ func (s *Sim) finishFlow(f *flowState) {
 	}
 }
 
+// hasData reports whether the flow has data to send and room in its window.
+func (f *flowState) hasData() bool {
+	return f.sndNxt < f.size && (f.window == cc.Unlimited || f.sndNxt-f.sndUna < f.window)
+}
+
 // nextData picks the flow whose packet the host port sends next, round
 // robin over its flows, as HPCC's RdmaEgressQueue does; -1 if none may send
 // now. wakeAt is the earliest time a rate-limited flow may send.
@@ -205,10 +211,7 @@ func (s *Sim) nextData(p *portState) (int32, Time) {
 	for i := 1; i <= n; i++ {
 		idx := (p.rrLast + i) % n
 		f := &s.flows[p.qps[idx]]
-		if f.sndNxt >= f.size {
-			continue
-		}
-		if f.window != cc.Unlimited && f.sndNxt-f.sndUna >= f.window {
+		if !f.hasData() {
 			continue
 		}
 		if f.nextAvail > s.now {
@@ -245,7 +248,14 @@ func (s *Sim) makeData(f *flowState) int32 {
 	pk.last = f.sndNxt+payload >= f.size
 	pk.ingress = -1
 	retx := f.sndNxt < f.sndMax
+	if f.sndNxt == f.sndUna {
+		f.lastProgress = s.now // nothing was outstanding: the timeout starts now
+	}
 	f.sndNxt += payload
+	// RoCE's AckReq: a packet that fills the window asks for an ACK, so a
+	// receiver that acknowledges every ackEvery packets cannot leave a window
+	// smaller than that waiting
+	pk.ackReq = f.window != cc.Unlimited && f.sndNxt-f.sndUna >= f.window
 	if f.sndNxt > f.sndMax {
 		f.sndMax = f.sndNxt
 	}
@@ -298,6 +308,11 @@ func (s *Sim) wake(pid int32, t Time) {
 // transmit starts sending the next packet on port pid if it is free.
 func (s *Sim) transmit(pid int32) {
 	p := &s.ports[pid]
+	if p.sending {
+		// re-entered from a side effect of picking the packet (a RESUME that
+		// a dequeue queues on this same port): the running call sends it next
+		return
+	}
 	if !p.up || p.busyUntil > s.now {
 		if p.up {
 			s.wake(pid, p.busyUntil)
@@ -306,6 +321,7 @@ func (s *Sim) transmit(pid int32) {
 	}
 	var id int32 = -1
 	var wakeAt Time = -1
+	p.sending = true
 	switch {
 	case p.q[classHigh].n > 0:
 		id = s.dequeue(p, pid, classHigh)
@@ -318,6 +334,7 @@ func (s *Sim) transmit(pid int32) {
 			id = s.makeData(&s.flows[fid])
 		}
 	}
+	p.sending = false
 	if id < 0 {
 		if wakeAt > s.now {
 			s.wake(pid, wakeAt)
@@ -328,6 +345,9 @@ func (s *Sim) transmit(pid int32) {
 	ser := p.psPerByte * Time(pk.size)
 	if ser == 0 {
 		ser = serTime(int64(pk.size), p.rate)
+	}
+	if p.busyUntil > s.now {
+		s.violate("port %s starts a packet while still sending one", s.PortName(pid))
 	}
 	p.busyUntil = s.now + ser
 	p.txBytes += int64(pk.size)
@@ -356,7 +376,7 @@ func (s *Sim) dataReadyAt(p *portState) Time {
 	at := Time(-1)
 	for _, id := range p.qps {
 		f := &s.flows[id]
-		if f.sndNxt >= f.size || (f.window != cc.Unlimited && f.sndNxt-f.sndUna >= f.window) {
+		if !f.hasData() {
 			continue
 		}
 		if at < 0 || f.nextAvail < at {
@@ -378,7 +398,9 @@ func (s *Sim) onArrive(pid int32, gen uint32) {
 	}
 	pk := s.pk.at(slot.id)
 	p.wireBytes -= int64(pk.size)
-	if p.loss > 0 && uniform(&p.rng) < p.loss {
+	// random loss spares PFC frames: a lost RESUME would pause a port for
+	// good (real PAUSE frames expire; these wait for RESUME, as HPCC's do)
+	if p.loss > 0 && pk.kind != pktPFC && uniform(&p.rng) < p.loss {
 		s.drop(slot.id, pid)
 		return
 	}
@@ -469,7 +491,7 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 		f.rcvNxt += int64(pk.payload)
 		f.delivered += int64(pk.payload)
 		f.rxInOrder++
-		if int(f.rxInOrder) >= h.AckEvery || f.rcvNxt >= f.size {
+		if int(f.rxInOrder) >= h.AckEvery || f.rcvNxt >= f.size || pk.ackReq {
 			kind = pktAck
 		}
 	case pk.seq > f.rcvNxt:
@@ -506,7 +528,7 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 		// a CNP on its own (the packet needs no ACK): high priority, no INT
 		pk.kind = pktCNP
 		pk.class = classHigh
-		pk.size = int32(h.Ack)
+		pk.size = cnpFrameBytes
 		pk.nhop = 0
 	} else {
 		pk.kind = kind
@@ -541,6 +563,7 @@ func (s *Sim) receiveAck(id int32, pk *packet) {
 		s.consume(id, pk)
 		return
 	}
+	f.rttSample(s.now - pk.sentAt)
 	newly := int64(0)
 	if pk.seq > f.sndUna {
 		newly = pk.seq - f.sndUna
@@ -581,12 +604,63 @@ func (s *Sim) onTimer(fid int32, arg uint32) {
 	f := &s.flows[fid]
 	slot := int(arg >> 24)
 	t := &f.timers[slot]
-	if f.state != flowActive || !t.armed || t.gen != arg&0xffffff {
+	if f.state != flowActive || !t.armed || t.gen != arg&0xffffff || t.at != s.now {
 		return
 	}
 	t.armed = false
 	f.sender.OnTimer(f.env, slot)
 	s.afterCC(f)
+}
+
+// minRTO decides whether this run needs a retransmission timer and its floor.
+func (s *Sim) minRTO() Time {
+	h := &s.cfg.Host
+	if h.RTO <= 0 {
+		return 0
+	}
+	lossy := !s.cfg.Switch.PFC
+	for _, e := range s.cfg.Events {
+		if e.Kind != EventParams {
+			lossy = true
+		}
+	}
+	if !lossy && !h.RTOLossless {
+		return 0
+	}
+	slowest := int64(1<<63 - 1)
+	for i := range s.ports {
+		slowest = min(slowest, s.ports[i].rate)
+	}
+	s.rtoFirst = Time(mulDiv(s.cfg.Switch.Buffer, 8*int64(Second), slowest))
+	return max(h.RTO, 2*s.maxRTT)
+}
+
+// rttSample feeds RFC 6298's smoothed RTT and variation.
+func (f *flowState) rttSample(r Time) {
+	if !f.hasRTT {
+		f.srtt, f.rttvar, f.hasRTT = r, r/2, true
+		return
+	}
+	d := f.srtt - r
+	if d < 0 {
+		d = -d
+	}
+	f.rttvar = (3*f.rttvar + d) / 4
+	f.srtt = (7*f.srtt + r) / 8
+}
+
+// rto is the flow's current timeout. Before its first RTT sample a flow
+// allows for the deepest queue a switch can hold (its buffer at the slowest
+// link's rate), so that a packet queued behind a standing queue is not
+// mistaken for a lost one.
+func (s *Sim) rto(f *flowState) Time {
+	t := s.rtoMin
+	if f.hasRTT {
+		t = max(t, f.srtt+4*f.rttvar)
+	} else {
+		t = max(t, s.rtoFirst)
+	}
+	return t << f.backoff
 }
 
 // armRTO makes sure an RTO check is pending for the flow.
@@ -596,7 +670,7 @@ func (s *Sim) armRTO(f *flowState) {
 	}
 	f.rtoGen++
 	f.rtoPending = true
-	rto := s.cfg.Host.RTO << f.backoff
+	rto := s.rto(f)
 	f.rtoAt = f.lastProgress + rto
 	if f.rtoAt <= s.now {
 		f.rtoAt = s.now + rto
@@ -614,8 +688,7 @@ func (s *Sim) onRTO(fid int32, gen uint32) {
 		return
 	}
 	f.rtoPending = false
-	rto := s.cfg.Host.RTO << f.backoff
-	if deadline := f.lastProgress + rto; deadline > s.now {
+	if deadline := f.lastProgress + s.rto(f); deadline > s.now {
 		s.armRTO(f)
 		return
 	}

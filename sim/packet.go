@@ -50,6 +50,7 @@ type packet struct {
 	first   bool
 	last    bool
 	pause   bool  // PFC: pause (true) or resume (false)
+	ackReq  bool  // data: the sender's window is full after this packet; acknowledge it
 	nhop    uint8 // INT records pushed so far
 	hops    [cc.MaxHops]cc.IntHop
 }

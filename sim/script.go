@@ -141,8 +141,7 @@ func (s *Sim) setLink(pid int32, up bool) {
 		p.wireGen++
 		for cl := uint8(0); cl < nClass; cl++ {
 			for p.q[cl].n > 0 {
-				id := s.dequeue(p, d, cl)
-				s.drop(id, d)
+				s.drop(s.release(p, cl), d)
 			}
 		}
 		if p.paused {

@@ -112,6 +112,7 @@ type PortResult struct {
 	Drops         int64
 	Marks         int64
 	DataPackets   int64 // data packets that left the port (switch ports)
+	TxBytes       int64 // bytes the port has put on its link
 	PausesSent    int64 // PAUSE frames this port sent upstream
 	Switch        bool  // the port belongs to a switch
 }
@@ -171,7 +172,7 @@ func (s *Sim) Result() *Result {
 		p := &s.ports[pid]
 		p.st.hist.advance(p.bytes, end)
 		pr := PortResult{Name: s.PortName(int32(pid)), QueueP50: p.st.hist.percentile(0.5),
-			QueueP99: p.st.hist.percentile(0.99), QueueMax: p.st.max, Drops: p.st.drops, Marks: p.st.marks, DataPackets: p.st.dataPkts,
+			QueueP99: p.st.hist.percentile(0.99), QueueMax: p.st.max, Drops: p.st.drops, Marks: p.st.marks, DataPackets: p.st.dataPkts, TxBytes: p.txBytes,
 			PausesSent: p.st.pausesSent, Switch: !p.host}
 		if end > 0 {
 			busy := p.st.busy

@@ -5,6 +5,7 @@ import (
 )
 
 const pfcFrameBytes = 64
+const cnpFrameBytes = 64
 const qcnFrameBytes = 64
 
 // switchReceive handles a packet arriving at a switch over the link of port
@@ -69,20 +70,12 @@ func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
 // queue's bytes, after removal), resume the upstream if its ingress has
 // drained, and push the INT record.
 func (s *Sim) dequeue(p *portState, pid int32, class uint8) int32 {
-	id := p.q[class].pop()
+	id := s.release(p, class)
 	pk := s.pk.at(id)
-	size := int64(pk.size)
-	s.queueRemove(p, class, size)
 	if p.host {
 		return id
 	}
 	if class == classData {
-		n := &s.nodes[p.node]
-		n.mmu.used -= size
-		if s.cfg.Switch.PFC {
-			s.ingressRemove(n, pk.ingress, size)
-			s.checkResume(n, pk.ingress)
-		}
 		if pk.kind == pktData {
 			p.st.dataPkts++
 		}
@@ -107,6 +100,24 @@ func (s *Sim) dequeue(p *portState, pid int32, class uint8) int32 {
 		if grow := s.algos[s.flows[pk.flow].algo].intPerHop; grow > 0 {
 			pk.size += grow
 			s.cnt.created[pktData] += int64(grow)
+		}
+	}
+	return id
+}
+
+// release takes the head packet of a class off port p's queue and frees its
+// buffer (resuming the upstream if its ingress has drained).
+func (s *Sim) release(p *portState, class uint8) int32 {
+	id := p.q[class].pop()
+	pk := s.pk.at(id)
+	size := int64(pk.size)
+	s.queueRemove(p, class, size)
+	if !p.host && class == classData {
+		n := &s.nodes[p.node]
+		n.mmu.used -= size
+		if s.cfg.Switch.PFC {
+			s.ingressRemove(n, pk.ingress, size)
+			s.checkResume(n, pk.ingress)
 		}
 	}
 	return id
@@ -140,7 +151,7 @@ func (s *Sim) queueRemove(p *portState, class uint8, size int64) {
 	p.qBytes[class] -= size
 	p.bytes -= size
 	if p.qBytes[class] < 0 {
-		s.violate("negative queue at port %d", p.node)
+		s.violate("negative queue at a port of %s", s.nodes[p.node].name)
 	}
 }
 

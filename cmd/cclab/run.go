@@ -48,14 +48,20 @@ func loadScenario(path string, seed string, algo string, sets []string) (*scenar
 	return scenarios.Parse(data)
 }
 
-// printInvalid prints every validation problem, one per line.
+// printInvalid prints every validation problem, one per line, as
+// "FILE: field: message"; other errors are returned as they are.
 func printInvalid(w io.Writer, path string, err error) error {
 	var se *scenarios.Error
-	if !errors.As(err, &se) {
+	var fe *sim.FieldError
+	switch {
+	case errors.As(err, &se):
+		for _, e := range se.Errors {
+			fmt.Fprintf(w, "%s: %s: %s\n", path, e.Field, e.Error)
+		}
+	case errors.As(err, &fe):
+		fmt.Fprintf(w, "%s: %s: %s\n", path, fe.Field, fe.Msg)
+	default:
 		return err
-	}
-	for _, fe := range se.Errors {
-		fmt.Fprintf(w, "%s: %s: %s\n", path, fe.Field, fe.Error)
 	}
 	return errInvalid
 }
@@ -79,7 +85,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 		return printInvalid(stderr, pos[0], err)
 	}
 	if _, err := sim.New(*cfg); err != nil {
-		return err
+		return printInvalid(stderr, pos[0], err)
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d nodes, %d links, %d flows)\n", pos[0], len(cfg.Nodes), len(cfg.Links), len(cfg.Flows))
 	return nil
@@ -139,7 +145,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	sum, err := runToDir(ctx, scen, *out, progress)
 	if err != nil && !errors.Is(err, errInterrupted) {
-		return err
+		return printInvalid(stderr, pos[0], err)
 	}
 	fmt.Fprintf(stdout, "%s: %d of %d flows finished, %.6g ms simulated in %.2f s (%.3g events/s); results in %s\n",
 		pos[0], sum.FlowsFinished, sum.FlowsTotal, sum.SimSeconds*1e3,

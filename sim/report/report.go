@@ -177,7 +177,7 @@ type Summary struct {
 	PFCPauseFraction  map[string]float64    `json:"pfc_pause_fraction"`
 	Drops             int64                 `json:"drops"`
 	Jain              *float64              `json:"jain"`
-	MaxBaseRTTns      string                `json:"max_base_rtt_ns"`
+	MaxBaseRTTns      float64               `json:"max_base_rtt_ns"`
 	MaxBDPBytes       int64                 `json:"max_bdp_bytes"`
 	Retransmitted     int64                 `json:"retransmitted_bytes"`
 }
@@ -220,7 +220,7 @@ func Summarize(r *sim.Result, scenario json.RawMessage, wall time.Duration) *Sum
 		PFCPauseFraction: map[string]float64{},
 		Drops:            r.Drops,
 		Jain:             r.Jain,
-		MaxBaseRTTns:     Nanos(r.MaxBaseRTT),
+		MaxBaseRTTns:     float64(r.MaxBaseRTT) / float64(sim.Nanosecond),
 		MaxBDPBytes:      r.MaxBDP,
 		Retransmitted:    r.Retransmitted,
 	}
