@@ -35,6 +35,7 @@ func TestCalQueueMatchesHeap(t *testing.T) {
 			var cq calQueue
 			cq.init(1024, 2200*Nanosecond)
 			var hq eventQueue
+			var seq uint64
 			now := Time(0)
 			obj := int32(0)
 			for step := 0; step < 200_000; step++ {
@@ -42,7 +43,8 @@ func TestCalQueueMatchesHeap(t *testing.T) {
 					at := now + rg.delta(r)
 					obj++
 					cq.push(at, evKick, obj, 0)
-					hq.push(at, evKick, obj, 0)
+					seq++
+					hq.pushEvent(event{at: at, key: seq<<8 | uint64(evKick), obj: obj})
 					continue
 				}
 				a, b := cq.pop(), hq.pop()
@@ -62,7 +64,8 @@ func TestCalQueueMatchesHeap(t *testing.T) {
 					now = limit
 					obj++
 					cq.push(now, evKick, obj, 0)
-					hq.push(now, evKick, obj, 0)
+					seq++
+					hq.pushEvent(event{at: now, key: seq<<8 | uint64(evKick), obj: obj})
 				}
 			}
 			for hq.len() > 0 {

@@ -243,7 +243,6 @@ type counters struct {
 	consumed [numPktKinds]int64 // bytes taken out at their destination
 	dropped  [numPktKinds]int64 // bytes dropped
 	drops    int64              // packets dropped
-	dataSent int64              // data wire bytes sent by NICs (incl. retransmissions)
 	retx     int64              // data payload bytes sent again
 }
 

@@ -21,17 +21,10 @@ func (e *event) less(f *event) bool {
 // interfaces): pushing and popping allocate nothing once the slice has grown.
 // The engine uses it behind its calendar queue (calQueue) for far events.
 type eventQueue struct {
-	h   []event
-	seq uint64
+	h []event
 }
 
 func (q *eventQueue) len() int { return len(q.h) }
-
-// push schedules an event of kind k at time at.
-func (q *eventQueue) push(at Time, k evKind, obj int32, arg uint32) {
-	q.seq++
-	q.pushEvent(event{at: at, key: q.seq<<8 | uint64(k), obj: obj, arg: arg})
-}
 
 // pushEvent inserts an event that already has its key.
 func (q *eventQueue) pushEvent(e event) {

@@ -261,7 +261,6 @@ func (s *Sim) makeData(f *flowState) int32 {
 	}
 	wire := int64(pk.size)
 	s.cnt.created[pktData] += wire
-	s.cnt.dataSent += wire
 	if retx {
 		s.cnt.retx += payload
 		f.retxBytes += payload

@@ -89,7 +89,7 @@ func (r *routing) next(s *Sim, u, dst int32, h uint32) int32 {
 		return r.ports[lo]
 	}
 	// per-switch salt, like HPCC's per-switch ECMP seed (the node id)
-	x := mix32(h ^ (uint32(u)*0x9e3779b9 + 0x7f4a7c15))
+	x := fmix32(h ^ (uint32(u)*0x9e3779b9 + 0x7f4a7c15))
 	return r.ports[lo+int32(uint64(x)*uint64(n)>>32)] // x mod n by multiply-shift
 }
 
@@ -127,8 +127,6 @@ func fmix32(h uint32) uint32 {
 	h ^= h >> 16
 	return h
 }
-
-func mix32(h uint32) uint32 { return fmix32(h) }
 
 // mulDiv returns a*b/c without intermediate overflow (a, b, c >= 0, c > 0).
 func mulDiv(a, b, c int64) int64 {

@@ -48,8 +48,9 @@ func (s *Sim) runScript(i int) {
 // ApplyParams changes algorithm parameters now: for algorithm index algo
 // (or, with algo < 0, every algorithm of the run that has the parameter),
 // in every live flow, receiver and congestion point, and for flows that
-// start later. Values are checked against the registry's ranges first; on
-// any error nothing is changed.
+// start later. Names and values are checked against the registry first, and
+// nothing changes if one is wrong; an algorithm that then refuses a value it
+// declared valid is a bug, reported as an error (earlier flows keep it).
 func (s *Sim) ApplyParams(algo int, params map[string]float64) error {
 	names := make([]string, 0, len(params))
 	for k := range params {

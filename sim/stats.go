@@ -245,7 +245,6 @@ type Conservation struct {
 	// packets: allocated from the pool vs found in queues and on links
 	PacketsLive  int
 	PacketsFound int
-	DataSent     int64 // data wire bytes the NICs sent
 }
 
 // Conservation scans the network and returns the balance.
@@ -273,7 +272,6 @@ func (s *Sim) Conservation() Conservation {
 		}
 	}
 	c.PacketsLive = s.pk.live
-	c.DataSent = s.cnt.dataSent
 	return c
 }
 
