@@ -584,10 +584,14 @@ func (d *decoder) hostSection(path string, v any, h *Host) {
 	h.AckEvery = f.count("ackEvery", h.AckEvery, 1, 1<<16)
 	h.CNPInterval = f.time("cnpInterval", h.CNPInterval, false)
 	h.BDP = f.enum("bdp", h.BDP, BDPGlobal, BDPPath)
-	if v, _, ok := f.take("rto"); ok && v == "auto" {
-		h.RTO, h.RTOAuto = DefaultRTO, true
-	} else if f.has("rto") {
-		h.RTO, h.RTOAuto = f.time("rto", h.RTO, false), false
+	if v, p, ok := f.take("rto"); ok {
+		if str, isStr := v.(string); isStr && (str == "" || str[0] < '0' || str[0] > '9') && str != "auto" {
+			d.add(p, `want "auto" or a duration such as "1ms", got %q`, str)
+		} else if v == "auto" {
+			h.RTO, h.RTOAuto = DefaultRTO, true
+		} else {
+			h.RTO, h.RTOAuto = f.time("rto", h.RTO, false), false
+		}
 	}
 	h.NackInterval = f.time("nackInterval", h.NackInterval, false)
 	f.finish()
