@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"cclab/cc"
@@ -642,5 +643,22 @@ func TestFlowInfoWhileLinkDown(t *testing.T) {
 	}
 	if !r.Flows[0].Finished {
 		t.Error("flow did not finish after the link came back")
+	}
+}
+
+// A run without a duration whose unfinished flows have lost every path, with
+// no scripted event left to bring a link back, stops as stalled instead of
+// sampling on to the 10 s cap.
+func TestStalledRunStops(t *testing.T) {
+	tp := star(3, 100e9, sim.Microsecond)
+	cfg := baseConfig(t, tp, noneAlgo(t, 1))
+	cfg.Events = []sim.EventSpec{{At: 20 * sim.Microsecond, Kind: sim.EventLinkDown, Port: "s0->h2"}}
+	cfg.Flows = []sim.FlowSpec{tp.flow("h0", "h1", 100_000, 0), tp.flow("h0", "h2", 10_000_000, 0)}
+	_, r := run(t, cfg)
+	if !r.Flows[0].Finished || r.Flows[1].Finished {
+		t.Fatalf("finished: %v %v", r.Flows[0].Finished, r.Flows[1].Finished)
+	}
+	if !strings.HasPrefix(r.EndReason, "stalled") || r.SimTime > 100*sim.Microsecond {
+		t.Errorf("ended %q at %d ps", r.EndReason, r.SimTime)
 	}
 }

@@ -61,6 +61,8 @@ type Sim struct {
 	started   int    // flows started
 	finished  int    // flows finished
 	pending   int    // flows not yet started
+	waiting   int    // of those, flows waiting on a barrier (no start event yet)
+	scripts   int    // scripted events not yet run
 	stopped   bool
 	endReason string
 
@@ -495,6 +497,7 @@ func (s *Sim) buildFlows() error {
 		}
 		s.pending++
 		if fs.After >= 0 {
+			s.waiting++
 			s.groupAfter[fs.After] = append(s.groupAfter[fs.After], int32(i))
 			continue
 		}
@@ -532,6 +535,7 @@ func (s *Sim) buildEvents() error {
 			return fmt.Errorf("sim: event %d: unknown kind %d", i, e.Kind)
 		}
 		s.q.push(e.At, evScript, int32(i), 0)
+		s.scripts++
 	}
 	return nil
 }

@@ -189,6 +189,7 @@ func (s *Sim) finishFlow(f *flowState) {
 		if s.groupLeft[fs.Group] == 0 {
 			for _, nid := range s.groupAfter[fs.Group] {
 				s.q.push(s.now+s.cfg.Flows[nid].Start, evFlowStart, nid, 0)
+				s.waiting--
 			}
 		}
 	}
@@ -611,6 +612,23 @@ func (s *Sim) onTimer(fid int32, arg uint32) {
 	s.afterCC(f)
 }
 
+// stalled reports a run without a duration that can never finish: nothing
+// is in flight, no scripted event (a link coming back) is left, no flow is
+// about to start, and no unfinished flow has a path. Such a run stops
+// instead of sampling its way to the 10 s cap.
+func (s *Sim) stalled() bool {
+	if s.cfg.Duration > 0 || s.pk.live > 0 || s.scripts > 0 || s.pending > s.waiting {
+		return false
+	}
+	for i := range s.flows {
+		f := &s.flows[i]
+		if f.state == flowActive && s.rt.reachable(s, f.src, f.dst) {
+			return false
+		}
+	}
+	return true
+}
+
 // minRTO decides whether this run needs a retransmission timer and its floor.
 func (s *Sim) minRTO() Time {
 	h := &s.cfg.Host
@@ -684,6 +702,10 @@ func (s *Sim) armRTO(f *flowState) {
 func (s *Sim) onRTO(fid int32, gen uint32) {
 	f := &s.flows[fid]
 	if f.state != flowActive || gen != f.rtoGen {
+		return
+	}
+	if s.stalled() {
+		s.stop("stalled: no unfinished flow has a path")
 		return
 	}
 	f.rtoPending = false

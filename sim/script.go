@@ -29,6 +29,7 @@ func (s *Sim) PortID(name string) (int32, bool) {
 }
 
 func (s *Sim) runScript(i int) {
+	s.scripts--
 	e := &s.cfg.Events[i]
 	switch e.Kind {
 	case EventParams:

@@ -192,6 +192,10 @@ func (t *telemetry) flushEvents() {
 // sample is the periodic tick.
 func (t *telemetry) sample(s *Sim) {
 	now := s.now
+	if s.stalled() {
+		s.stop("stalled: no unfinished flow has a path")
+		return
+	}
 	if now+t.interval <= s.end {
 		s.q.push(now+t.interval, evSample, 0, 0)
 	}
