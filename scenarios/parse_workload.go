@@ -430,31 +430,32 @@ func (d *decoder) staggered(f *fields, net *network) (*Staggered, float64) {
 	return st, float64(len(st.Src))
 }
 
+// oneFlow reads the src, dst, size and start of a longshort member.
+func (d *decoder) oneFlow(ff *fields, net *network) LongFlow {
+	ff.require("src", "dst", "size")
+	var fl LongFlow
+	var src, dst int
+	fl.Src, src = ff.host("src", net)
+	fl.Dst, dst = ff.host("dst", net)
+	d.pair(join(ff.path, "dst"), src, dst, net)
+	fl.Size = ff.flowSize("size")
+	fl.Start = ff.time("start", 0, false)
+	return fl
+}
+
 func (d *decoder) longShort(f *fields, net *network) (*LongShort, float64) {
 	f.require("long", "short")
 	ls := &LongShort{}
 	if v, p, ok := f.take("long"); ok {
 		if lf := d.fields(p, v); lf != nil {
-			lf.require("src", "dst", "size")
-			var src, dst int
-			ls.Long.Src, src = lf.host("src", net)
-			ls.Long.Dst, dst = lf.host("dst", net)
-			d.pair(join(p, "dst"), src, dst, net)
-			ls.Long.Size = lf.flowSize("size")
-			ls.Long.Start = lf.time("start", 0, false)
+			ls.Long = d.oneFlow(lf, net)
 			lf.finish()
 		}
 	}
 	ls.Short.Count = 1
 	if v, p, ok := f.take("short"); ok {
 		if sf := d.fields(p, v); sf != nil {
-			sf.require("src", "dst", "size")
-			var src, dst int
-			ls.Short.Src, src = sf.host("src", net)
-			ls.Short.Dst, dst = sf.host("dst", net)
-			d.pair(join(p, "dst"), src, dst, net)
-			ls.Short.Size = sf.flowSize("size")
-			ls.Short.Start = sf.time("start", 0, false)
+			ls.Short.LongFlow = d.oneFlow(sf, net)
 			ls.Short.Count = sf.count("count", 1, 1, MaxFlows)
 			ls.Short.Every = sf.time("every", 0, false)
 			if ls.Short.Count > 1 && ls.Short.Every == 0 {

@@ -266,9 +266,7 @@ type LongFlow struct {
 // ShortFlows are the short flows of a LongShort workload: flow k starts at
 // Start + k×Every.
 type ShortFlows struct {
-	Src, Dst string
-	Size     int64
-	Start    sim.Time
+	LongFlow // src, dst, size and the first start
 	Count    int
 	Every    sim.Time
 }
