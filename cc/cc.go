@@ -125,6 +125,14 @@ type Sender interface {
 	SetParam(env Env, name string, v float64) error
 }
 
+// Sampler is implemented by senders whose gauges change between events (a
+// value that decays on a timer the algorithm evaluates lazily, such as
+// DCQCN's alpha): the engine calls OnSample at every telemetry tick, before
+// it reads the gauges.
+type Sampler interface {
+	OnSample(env Env)
+}
+
 // SendObserver is implemented by senders that count their own transmissions
 // (QCN's byte counter, Dolce-RC's per-arm packet counts).
 type SendObserver interface {

@@ -50,7 +50,11 @@ type ECNDefaults struct {
 
 // IntSpec says what INT an algorithm needs and what it costs on the wire.
 type IntSpec struct {
-	FixedBytes  int64 `json:"fixedBytes"`  // added to every data packet (and echoed in its ACK)
+	// HeaderBytes are the algorithm's own header on every data packet,
+	// echoed in its ACK, whether or not switches push INT (TIMELY's 8-byte
+	// send timestamp, as HPCC's simulator sizes it).
+	HeaderBytes int64 `json:"headerBytes"`
+	FixedBytes  int64 `json:"fixedBytes"`  // INT added to every data packet (and echoed in its ACK)
 	PerHopBytes int64 `json:"perHopBytes"` // added at every switch the packet crosses
 	FlowCount   bool  `json:"flowCount"`   // needs the switches' active-flow counter (MPCC)
 }
@@ -70,10 +74,13 @@ type Algorithm struct {
 	Help  string  `json:"help"`
 	Param []Param `json:"params"`
 	// Presets lists named parameter sets; "" always means the defaults.
-	Presets         []Preset     `json:"presets"`
-	AckHighPriority bool         `json:"ackHighPriority"`
-	INT             IntSpec      `json:"int"`
-	ECN             *ECNDefaults `json:"ecn,omitempty"`
+	Presets         []Preset `json:"presets"`
+	AckHighPriority bool     `json:"ackHighPriority"`
+	// AckPriorityParam, when set, names a bool parameter that overrides
+	// AckHighPriority (run.py gives DCQCN's window variants low-priority ACKs).
+	AckPriorityParam string       `json:"ackPriorityParam,omitempty"`
+	INT              IntSpec      `json:"int"`
+	ECN              *ECNDefaults `json:"ecn,omitempty"`
 	// Series names the algorithm's own telemetry series, in id order.
 	Series []SeriesSpec `json:"series"`
 
@@ -111,6 +118,17 @@ type ParamError struct {
 }
 
 func (e *ParamError) Error() string { return e.Param + ": " + e.Msg }
+
+// AckHigh reports whether this algorithm's ACKs travel in the high-priority
+// class with these parameters.
+func (a *Algorithm) AckHigh(p Params) bool {
+	if a.AckPriorityParam != "" {
+		if v, ok := p[a.AckPriorityParam]; ok {
+			return v != 0
+		}
+	}
+	return a.AckHighPriority
+}
 
 // FindParam returns the named parameter.
 func (a *Algorithm) FindParam(name string) (Param, bool) {
@@ -238,6 +256,12 @@ func sortedKeys(m map[string]float64) []string {
 // and never modified.
 var algorithms = []*Algorithm{
 	noneAlgorithm(),
+	dcqcnAlgorithm(),
+	timelyAlgorithm(),
+	dctcpAlgorithm(),
+	hpccAlgorithm(),
+	qcnAlgorithm(false),
+	qcnAlgorithm(true),
 }
 
 // Lookup returns the registered algorithm of that name.

@@ -69,24 +69,12 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-type recEnv struct {
-	rate, window int64
-}
-
-func (e *recEnv) Now() Time             { return 0 }
-func (e *recEnv) SetRate(bps int64)     { e.rate = bps }
-func (e *recEnv) SetWindow(bytes int64) { e.window = bytes }
-func (e *recEnv) SetTimer(int, Time)    {}
-func (e *recEnv) CancelTimer(int)       {}
-func (e *recEnv) Gauge(int, float64)    {}
-func (e *recEnv) Event(int, float64)    {}
-
 // none: line rate, window = windowBDPs × max BDP (0: none), changed live.
 func TestNone(t *testing.T) {
 	a, _ := Lookup("none")
 	p, _ := a.Resolve("", nil, 100e9)
 	s := a.NewSender(FlowInfo{MaxBDP: 153_000}, p)
-	env := &recEnv{}
+	env := newEnv()
 	s.Start(env)
 	if env.rate != Unlimited || env.window != 153_000 {
 		t.Fatalf("start: rate %d window %d", env.rate, env.window)

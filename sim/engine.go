@@ -97,6 +97,7 @@ type algoRun struct {
 	spec      AlgoSpec
 	params    cc.Params
 	ackClass  uint8
+	extraHdr  int32 // the algorithm's own header bytes (data and ACK)
 	intFixed  int32
 	intPerHop int32
 	series    []Metric // metric id of each of the algorithm's series
@@ -196,6 +197,7 @@ type flowState struct {
 	lastPktSize            int64
 	sender                 cc.Sender
 	sendObs                cc.SendObserver
+	sampler                cc.Sampler
 	env                    *flowEnv
 	timers                 [cc.MaxTimers]timerSlot
 	rtoGen                 uint32
@@ -319,7 +321,7 @@ func (s *Sim) buildNodes() error {
 	var maxINT int64
 	for _, a := range cfg.Algos {
 		if a.Algo != nil {
-			maxINT = max(maxINT, a.Algo.INT.FixedBytes+cc.MaxHops*a.Algo.INT.PerHopBytes)
+			maxINT = max(maxINT, a.Algo.INT.HeaderBytes+a.Algo.INT.FixedBytes+cc.MaxHops*a.Algo.INT.PerHopBytes)
 		}
 	}
 	maxPkt += maxINT
@@ -416,11 +418,12 @@ func (s *Sim) buildAlgos() error {
 		r := &s.algos[i]
 		r.spec = a
 		r.params = a.Params.Clone()
-		if a.Algo.AckHighPriority {
+		if a.Algo.AckHigh(a.Params) {
 			r.ackClass = classHigh
 		} else {
 			r.ackClass = classData
 		}
+		r.extraHdr = int32(a.Algo.INT.HeaderBytes)
 		if s.cfg.Switch.INT {
 			r.intFixed = int32(a.Algo.INT.FixedBytes)
 			r.intPerHop = int32(a.Algo.INT.PerHopBytes)

@@ -158,6 +158,7 @@ func (s *Sim) startFlow(id int32) {
 	s.bindFlow(f)
 	f.sender = a.spec.Algo.NewSender(info, a.params)
 	f.sendObs, _ = f.sender.(cc.SendObserver)
+	f.sampler, _ = f.sender.(cc.Sampler)
 	f.sender.Start(f.env)
 	f.dirty = false
 	s.tel.flowStarted(s, id)
@@ -179,7 +180,7 @@ func (s *Sim) finishFlow(f *flowState) {
 	}
 	f.rtoGen++
 	f.rtoPending = false
-	f.sender, f.sendObs, f.env = nil, nil, nil
+	f.sender, f.sendObs, f.sampler, f.env = nil, nil, nil, nil
 	if f.port >= 0 {
 		s.unbindFlow(f)
 	}
@@ -243,7 +244,7 @@ func (s *Sim) makeData(f *flowState) int32 {
 	pk.hash = f.hashData
 	pk.seq = f.sndNxt
 	pk.payload = int32(payload)
-	pk.size = int32(payload + h.Header + int64(a.intFixed))
+	pk.size = int32(payload + h.Header + int64(a.extraHdr) + int64(a.intFixed))
 	pk.sentAt = s.now
 	pk.first = f.sndNxt == 0
 	pk.last = f.sndNxt+payload >= f.size
@@ -515,9 +516,9 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 	}
 	// turn the data packet into its ACK, NACK or CNP in place: the INT stack
 	// and the send timestamp are echoed without a copy
-	intEcho := int64(0)
+	intEcho := int64(a.extraHdr)
 	if s.intOn && (a.intFixed > 0 || a.intPerHop > 0) {
-		intEcho = int64(a.intFixed) + int64(pk.nhop)*int64(a.intPerHop)
+		intEcho += int64(a.intFixed) + int64(pk.nhop)*int64(a.intPerHop)
 	}
 	pk.dst = f.src
 	pk.hash = f.hashAck

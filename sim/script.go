@@ -73,6 +73,9 @@ func (s *Sim) ApplyParams(algo int, params map[string]float64) error {
 				continue
 			}
 			found = true
+			if !p.Live {
+				return fmt.Errorf("%s.%s cannot change during a run", s.algos[i].spec.Algo.Name, name)
+			}
 			if err := p.Check(params[name]); err != nil {
 				return fmt.Errorf("%s.%s: %w", s.algos[i].spec.Algo.Name, name, err)
 			}

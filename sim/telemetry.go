@@ -239,6 +239,12 @@ func (t *telemetry) sample(s *Sim) {
 	t.active = act
 	secs := float64(t.interval) / float64(Second)
 	for _, id := range act {
+		if f := &s.flows[id]; f.sampler != nil {
+			f.sampler.OnSample(f.env)
+			s.afterCC(f)
+		}
+	}
+	for _, id := range act {
 		f := &s.flows[id]
 		b = append(b, Sample{now, MetricThroughput, id, float64(f.delivered-f.sampledDel) * 8 / secs})
 		f.sampledDel = f.delivered

@@ -103,6 +103,7 @@ func cmdAlgorithms(args []string, stdout io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(algos)
 	}
+	fmt.Fprintln(stdout, "Defaults are at a 100 Gbps host link; parameters in Mbps and KB/B scale with the link where the reference does.")
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
 	for _, a := range algos {
 		fmt.Fprintf(tw, "%s\t%s\n", a.Name, a.Title)

@@ -1,0 +1,59 @@
+package cc
+
+import "math"
+
+// Helpers shared by the rate-based algorithms. Parameters are stored in their
+// registry units (Mbps, µs); the state machines work in bits per second and
+// picoseconds.
+
+const mbps = 1e6
+
+func usec(v float64) Time { return Time(math.Round(v * float64(Microsecond))) }
+
+// rateBps converts a float rate to the engine's integer bps, at least 1.
+func rateBps(r float64) int64 {
+	if r < 1 {
+		return 1
+	}
+	if r >= float64(Unlimited) {
+		return Unlimited
+	}
+	return int64(r)
+}
+
+// varWindow is HPCC's VAR_WIN: the window shrinks with the rate, maxBDP ×
+// rate / line rate, and never reaches 0 (HPCC's GetWin: at least 1 byte).
+func varWindow(maxBDP int64, rate, lineRate float64) int64 {
+	w := int64(float64(maxBDP) * rate / lineRate)
+	if w < 1 {
+		w = 1
+	}
+	return w
+}
+
+func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
+
+// Param constructors keep the registry tables short and uniform.
+
+func rateParam(name string, def float64, help string) Param {
+	return Param{Name: name, Kind: KindRate, Unit: "Mbps", Default: def, Min: 0, Max: 1e7, ScaleWithRate: true, Live: true, Help: help}
+}
+
+func timeParam(name string, def float64, help string) Param {
+	return Param{Name: name, Kind: KindTime, Unit: "us", Default: def, Min: 0.001, Max: 1e6, Live: true, Help: help}
+}
+
+func fracParam(name string, def float64, help string) Param {
+	return Param{Name: name, Kind: KindNumber, Default: def, Min: 0, Max: 1, Live: true, Help: help}
+}
+
+func boolParam(name string, def bool, live bool, help string) Param {
+	d := 0.0
+	if def {
+		d = 1
+	}
+	return Param{Name: name, Kind: KindBool, Default: d, Min: 0, Max: 1, Live: live, Help: help}
+}
+
+// run.py's ECN thresholds for every scheme but DCTCP, at 100 Gbps.
+var runPyECN = &ECNDefaults{Kmin: 400_000, Kmax: 1_600_000, Pmax: 0.2}

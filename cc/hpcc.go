@@ -1,0 +1,224 @@
+package cc
+
+import (
+	"fmt"
+	"math"
+)
+
+// HPCC as HPCC's simulator implements it (rdma-hw.cc HandleAckHp,
+// UpdateRateHp, FastReactHp; run.py `--cc hp`): INT-driven, with the window
+// following the rate (max BDP × rate / line rate).
+//
+// On each ACK, for every hop of the echoed INT stack against the previous
+// ACK's record of that hop (τ the difference of the hop's timestamps):
+//
+//	u = txRate/lineRate + min(qlen, qlen_prev)·maxRate/(lineRate·W)
+//
+// with txRate the hop's transmitted bytes over τ and W = max BDP (HPCC paper
+// eq. (2); code: UpdateRateHp). With one rate for the path (run.py's
+// MULTI_RATE 0) U is the largest u, and the utilisation estimate is an EWMA
+// over min(τ, base RTT)/base RTT. Then, with k = U/eta:
+//
+//	k ≥ 1 or incStage ≥ maxStage: rate = Rc/k + ai, incStage = 0
+//	otherwise:                    rate = Rc + ai,   incStage + 1
+//
+// bounded to [minRate, line rate]. The reference rate Rc and incStage are
+// committed once per RTT (when an ACK passes the sequence sent at the last
+// commit); the ACKs in between set the rate from Rc without committing it
+// ("fast react"). With perHop (MULTI_RATE 1) every hop keeps its own U, Rc
+// and stage, and the flow takes the smallest rate.
+//
+// INT costs 42 B on every data packet and its ACK: HPCC's fixed header of
+// five 8-byte hop records and a 2-byte hop count.
+func hpccAlgorithm() *Algorithm {
+	return &Algorithm{
+		Name:  "hpcc",
+		Title: "HPCC (INT-based, as HPCC's simulator)",
+		Help: "Each switch writes its queue, transmitted bytes and time into the packet (INT); from the echo the " +
+			"sender computes how utilised its most loaded link is and scales its window to keep it at eta (95%), " +
+			"so queues stay near empty.",
+		Param: []Param{
+			{Name: "eta", Kind: KindNumber, Default: 0.95, Min: 0.01, Max: 1.5, Live: true, Help: "Target utilisation (run.py: 0.95)."},
+			{Name: "maxStage", Kind: KindInt, Default: 0, Min: 0, Max: 1000, Live: true, Help: "Additive-increase stages before a multiplicative step (run.py: 0)."},
+			rateParam("ai", 40, "Additive increase W_AI, as a rate (run.py: 10 × bw/25 Mb/s; its README example uses 50)."),
+			rateParam("minRate", 1000, "Lowest rate (run.py: 1000 Mb/s; here 1% of the line rate)."),
+			boolParam("fastReact", true, true, "React on every ACK between the once-per-RTT updates (run.py: on)."),
+			boolParam("perHop", false, true, "Keep a rate per hop and take the smallest (HPCC's MULTI_RATE; run.py: off)."),
+			boolParam("window", true, false, "Limit in-flight bytes to max BDP × rate / line rate (run.py: on)."),
+		},
+		AckHighPriority: false,
+		INT:             IntSpec{FixedBytes: 2 + MaxHops*8},
+		ECN:             runPyECN,
+		Series: []SeriesSpec{
+			{Name: "hpcc_u", Unit: "", Help: "HPCC's normalised utilisation U of the most loaded hop (the EWMA the rate follows)."},
+		},
+		NewSender: func(info FlowInfo, p Params) Sender {
+			h := &hpcc{lineRate: float64(info.LineRate), maxBDP: info.MaxBDP, baseRTT: info.BaseRTT}
+			for name, v := range p {
+				h.set(name, v)
+			}
+			return h
+		},
+	}
+}
+
+type hpccHop struct {
+	u        float64 // per-hop EWMA (perHop)
+	rc       float64 // per-hop reference rate (perHop)
+	incStage int
+}
+
+type hpcc struct {
+	eta, ai, minRate       float64
+	maxStage               int
+	fastReact, perHop, win bool
+	lineRate               float64
+	maxBDP                 int64
+	baseRTT                Time
+
+	rate       float64 // current sending rate
+	rc         float64 // reference rate, committed once per RTT
+	incStage   int
+	u          float64
+	lastUpdate int64 // SndNxt at the last commit; 0 before the first ACK
+	prev       [MaxHops]IntHop
+	hop        [MaxHops]hpccHop
+}
+
+func (h *hpcc) set(name string, v float64) bool {
+	switch name {
+	case "eta":
+		h.eta = v
+	case "maxStage":
+		h.maxStage = int(v)
+	case "ai":
+		h.ai = v * mbps
+	case "minRate":
+		h.minRate = v * mbps
+	case "fastReact":
+		h.fastReact = v != 0
+	case "perHop":
+		h.perHop = v != 0
+	case "window":
+		h.win = v != 0
+	default:
+		return false
+	}
+	return true
+}
+
+func (h *hpcc) Start(env Env) {
+	h.rate, h.rc, h.u = h.lineRate, h.lineRate, 1
+	for i := range h.hop {
+		h.hop[i] = hpccHop{u: 1, rc: h.lineRate}
+	}
+	h.apply(env)
+}
+
+func (h *hpcc) apply(env Env) {
+	env.SetRate(rateBps(h.rate))
+	if h.win {
+		env.SetWindow(varWindow(h.maxBDP, h.rate, h.lineRate))
+	} else {
+		env.SetWindow(Unlimited)
+	}
+}
+
+func (h *hpcc) OnAck(env Env, a *Ack) {
+	if a.Seq > h.lastUpdate {
+		h.update(env, a, false)
+	} else if h.fastReact {
+		h.update(env, a, true)
+	}
+}
+
+// update is UpdateRateHp; fast reactions do not commit the reference rate.
+func (h *hpcc) update(env Env, a *Ack, fast bool) {
+	ints := a.INT
+	if len(ints) > MaxHops {
+		ints = ints[:MaxHops]
+	}
+	if h.lastUpdate == 0 { // first ACK: remember the hops
+		copy(h.prev[:], ints)
+		h.lastUpdate = a.SndNxt
+		return
+	}
+	base := float64(h.baseRTT)
+	var maxU, dt float64
+	updated := false
+	var newRate [MaxHops]float64
+	var newStage [MaxHops]int
+	for i, cur := range ints {
+		p := h.prev[i]
+		tau := float64(cur.TS - p.TS)
+		if tau <= 0 || cur.Rate <= 0 {
+			h.prev[i] = cur
+			continue
+		}
+		txRate := float64(cur.TxBytes-p.TxBytes) * 8 / (tau / float64(Second))
+		q := math.Min(float64(cur.Qlen), float64(p.Qlen))
+		u := txRate/float64(cur.Rate) + q*h.lineRate/(float64(cur.Rate)*float64(h.maxBDP))
+		updated = true
+		if h.perHop {
+			t := math.Min(tau, base)
+			hs := &h.hop[i]
+			hs.u = (hs.u*(base-t) + u*t) / base
+			newRate[i], newStage[i] = h.step(hs.rc, hs.u, hs.incStage)
+		} else if u > maxU {
+			maxU, dt = u, tau
+		}
+		h.prev[i] = cur
+	}
+	if updated {
+		var rate float64
+		var stage int
+		if h.perHop {
+			rate = h.lineRate
+			for i := range ints {
+				rate = math.Min(rate, newRate[i])
+			}
+		} else {
+			t := math.Min(dt, base)
+			h.u = (h.u*(base-t) + maxU*t) / base
+			rate, stage = h.step(h.rc, h.u, h.incStage)
+		}
+		h.rate = rate
+		if !fast {
+			h.rc, h.incStage = rate, stage
+			if h.perHop {
+				for i := range ints {
+					h.hop[i].rc, h.hop[i].incStage = newRate[i], newStage[i]
+				}
+			}
+		}
+		env.Gauge(0, h.u)
+		h.apply(env)
+	}
+	if !fast && a.SndNxt > h.lastUpdate {
+		h.lastUpdate = a.SndNxt
+	}
+}
+
+// step is HPCC's rate rule from a reference rate, a utilisation and a stage.
+func (h *hpcc) step(rc, u float64, stage int) (float64, int) {
+	k := u / h.eta
+	var rate float64
+	if k >= 1 || stage >= h.maxStage {
+		rate, stage = rc/k+h.ai, 0
+	} else {
+		rate, stage = rc+h.ai, stage+1
+	}
+	return clamp(rate, h.minRate, h.lineRate), stage
+}
+
+func (h *hpcc) OnCNP(Env)              {}
+func (h *hpcc) OnQCN(Env, QCNFeedback) {}
+func (h *hpcc) OnTimer(Env, int)       {}
+
+func (h *hpcc) SetParam(env Env, name string, v float64) error {
+	if !h.set(name, v) {
+		return fmt.Errorf("hpcc has no parameter %q", name)
+	}
+	h.apply(env)
+	return nil
+}
