@@ -27,7 +27,8 @@ func TestLibrary(t *testing.T) {
 			t.Errorf("%s: the engine refuses the config: %v", e.ID, err)
 		}
 	}
-	want := []string{"dumbbell-4to1-none", "fattree16-websearch30", "incast-8to1", "leafspine-alltoall-none"}
+	want := []string{"dumbbell-4to1-none", "fairness-2flows-hpcc", "fattree16-websearch30", "incast-16to1-dcqcn", "incast-8to1",
+		"leafspine-alltoall-none", "qcn-aimd-350us", "qcn-averaging-350us"}
 	if !slices.Equal(ids, want) {
 		t.Errorf("library %v, want %v", ids, want)
 	}

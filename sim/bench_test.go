@@ -53,13 +53,21 @@ func permutationK8(b testing.TB) sim.Config {
 // simulator, about 3.5 s on these machines for ~360 flows and 525 MB).
 // Seed 1 (the library's) draws 385 flows and 620 MB; seed 8 draws 364 flows
 // and 514 MB, the closest of seeds 1–40 to the reference's work.
-func fatTree16WebSearch(b testing.TB, seed uint64) sim.Config {
+func fatTree16WebSearch(b testing.TB, seed uint64) sim.Config { return fatTree16(b, seed, "") }
+
+// fatTree16 is that workload under another algorithm ("" keeps none).
+func fatTree16(b testing.TB, seed uint64, algo string) sim.Config {
 	data, err := os.ReadFile("../scenarios/library/fattree16-websearch30.json")
 	if err != nil {
 		b.Fatal(err)
 	}
 	if data, err = scenarios.SetSeed(data, seed); err != nil {
 		b.Fatal(err)
+	}
+	if algo != "" {
+		if data, err = scenarios.SetAlgorithm(data, algo); err != nil {
+			b.Fatal(err)
+		}
 	}
 	sc, err := scenarios.Parse(data)
 	if err != nil {
@@ -157,4 +165,12 @@ func bareQueueNs(n int) float64 {
 		q.Push(now+sim.Time(r.IntN(1_000_000)), 0)
 	}
 	return float64(time.Since(start).Nanoseconds()) / ops
+}
+
+// The fat-tree workload at seed 8 under each algorithm: what congestion
+// control costs the engine (DCQCN's timers, HPCC's INT, QCN's feedback).
+func BenchmarkFatTree16Algorithms(b *testing.B) {
+	for _, algo := range []string{"none", "dcqcn", "timely", "dctcp", "hpcc", "qcn"} {
+		b.Run(algo, func(b *testing.B) { benchRun(b, fatTree16(b, 8, algo)) })
+	}
 }
