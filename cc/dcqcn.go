@@ -104,8 +104,8 @@ type dcqcn struct {
 	started      bool // a CNP has come: the alpha and decrease grids run
 	alphaCNP     bool // a CNP came since the last alpha tick
 	decCNP       bool // a CNP came since the last decrease check
-	alphaAt      Time // time of the last alpha tick applied (the grid's anchor)
-	decAt        Time // a decrease check time on the grid
+	alphaNext    Time // the next alpha tick
+	decNext      Time // the next decrease check on the grid
 	decPending   bool // a decrease check is scheduled
 	stage        int  // rate-increase stage
 }
@@ -157,22 +157,34 @@ func (d *dcqcn) apply(env Env) {
 	}
 }
 
-// catchUp applies the alpha ticks up to and including now.
+// catchUp applies the alpha ticks up to and including now. Like the
+// reference's timer, a tick already due keeps its time when alphaTimer
+// changes, and the ticks after it use the new period.
 func (d *dcqcn) catchUp(now Time) {
-	if !d.started || now < d.alphaAt+d.tAlpha {
+	if !d.started || now < d.alphaNext {
 		return
 	}
-	n := int64((now - d.alphaAt) / d.tAlpha)
+	d.alpha, d.alphaNext = d.alphaAt(now)
+	d.alphaCNP = false
+}
+
+// alphaAt returns alpha after the ticks up to now, and the next tick,
+// without changing the state.
+func (d *dcqcn) alphaAt(now Time) (float64, Time) {
+	alpha := d.alpha
+	if !d.started || now < d.alphaNext {
+		return alpha, d.alphaNext
+	}
+	n := int64((now-d.alphaNext)/d.tAlpha) + 1 // ticks at alphaNext, +T, ... ≤ now
 	if d.alphaCNP {
-		d.alpha = (1-d.g)*d.alpha + d.g
+		alpha = (1-d.g)*alpha + d.g
 	} else {
-		d.alpha *= 1 - d.g
+		alpha *= 1 - d.g
 	}
 	if n > 1 {
-		d.alpha *= math.Pow(1-d.g, float64(n-1))
+		alpha *= math.Pow(1-d.g, float64(n-1))
 	}
-	d.alphaCNP = false
-	d.alphaAt += Time(n) * d.tAlpha
+	return alpha, d.alphaNext + Time(n)*d.tAlpha
 }
 
 func (d *dcqcn) cnp(env Env) {
@@ -184,8 +196,8 @@ func (d *dcqcn) cnp(env Env) {
 		d.alpha = 1
 		d.alphaCNP = false
 		d.decCNP = true
-		d.alphaAt = now
-		d.decAt = now + Nanosecond
+		d.alphaNext = now + d.tAlpha
+		d.decNext = now + d.tDec + Nanosecond
 		d.rate *= d.firstCut
 		d.target = d.rate
 		d.scheduleDecrease(env)
@@ -198,19 +210,23 @@ func (d *dcqcn) cnp(env Env) {
 	d.scheduleDecrease(env)
 }
 
-// scheduleDecrease arms the decrease check at the next grid point after now.
+// scheduleDecrease arms the decrease check at the first grid point after
+// now (the checks in between had no CNP to act on).
 func (d *dcqcn) scheduleDecrease(env Env) {
 	if d.decPending {
 		return
 	}
-	now := env.Now()
-	k := Time(1)
-	if now >= d.decAt {
-		k = (now-d.decAt)/d.tDec + 1
-	}
-	d.decAt += k * d.tDec
+	d.skipDecreaseChecks(env.Now())
 	d.decPending = true
-	env.SetTimer(dcqcnDecrease, d.decAt)
+	env.SetTimer(dcqcnDecrease, d.decNext)
+}
+
+// skipDecreaseChecks moves decNext past the checks at or before now that
+// had no CNP to act on (and so were never scheduled).
+func (d *dcqcn) skipDecreaseChecks(now Time) {
+	if d.started && !d.decPending && now >= d.decNext {
+		d.decNext += ((now-d.decNext)/d.tDec + 1) * d.tDec
+	}
 }
 
 func (d *dcqcn) OnAck(env Env, a *Ack) {
@@ -227,6 +243,7 @@ func (d *dcqcn) OnTimer(env Env, slot int) {
 	switch slot {
 	case dcqcnDecrease:
 		d.decPending = false
+		d.decNext = now + d.tDec // the check reschedules itself (ScheduleDecreaseRateMlx)
 		if !d.decCNP {
 			return
 		}
@@ -255,16 +272,18 @@ func (d *dcqcn) OnTimer(env Env, slot int) {
 	}
 }
 
+// OnSample reports alpha as of now without applying the ticks, so that the
+// sampling interval cannot change the arithmetic of the run.
 func (d *dcqcn) OnSample(env Env) {
-	d.catchUp(env.Now())
-	env.Gauge(dcqcnSeriesAlpha, d.alpha)
+	alpha, _ := d.alphaAt(env.Now())
+	env.Gauge(dcqcnSeriesAlpha, alpha)
 	env.Gauge(dcqcnSeriesTarget, d.target)
 }
 
 func (d *dcqcn) SetParam(env Env, name string, v float64) error {
-	if name == "alphaTimer" {
-		d.catchUp(env.Now()) // the new period runs from the last tick
-	}
+	// past ticks keep the old g and periods
+	d.catchUp(env.Now())
+	d.skipDecreaseChecks(env.Now())
 	if !d.set(name, v) {
 		return fmt.Errorf("dcqcn has no parameter %q", name)
 	}

@@ -50,45 +50,155 @@ func TestDCQCNFirstCNPAndOrder(t *testing.T) {
 	}
 }
 
-// Alpha: (1−g)·alpha + g for an update period with a CNP, (1−g)·alpha
-// without (UpdateAlphaMlx). The lazy evaluation must equal the periodic
-// timer of the reference at every point, for random CNP arrivals.
-func TestDCQCNAlphaMatchesPeriodicTimer(t *testing.T) {
+// refDCQCN is rdma-hw.cc's DCQCN written literally, with its three periodic
+// timers (alpha update, decrease check, rate increase) as events; a timer
+// that fires reschedules itself with the period in force at that moment.
+type refDCQCN struct {
+	rate, target, alpha, g, ai, hai, minRate, line float64
+	first, aCNP, dCNP, clamp                       bool
+	stage, fr                                      int
+	tA, tD, tI                                     Time
+	nextA, nextD, nextI                            Time // -1: not scheduled
+}
+
+func (r *refDCQCN) cnp(now Time) { // cnp_received_mlx
+	r.aCNP, r.dCNP = true, true
+	if r.first {
+		r.alpha, r.aCNP, r.first = 1, false, false
+		r.nextA = now + r.tA
+		r.nextD = now + r.tD + Nanosecond
+		r.target = r.rate
+	}
+}
+
+// runUntil processes the timers due before t.
+func (r *refDCQCN) runUntil(t Time) {
+	for {
+		at, which := Time(-1), -1
+		for i, next := range []Time{r.nextA, r.nextD, r.nextI} {
+			if next >= 0 && next < t && (at < 0 || next < at) {
+				at, which = next, i
+			}
+		}
+		switch which {
+		case -1:
+			return
+		case 0: // UpdateAlphaMlx
+			if r.aCNP {
+				r.alpha = (1-r.g)*r.alpha + r.g
+			} else {
+				r.alpha *= 1 - r.g
+			}
+			r.aCNP = false
+			r.nextA += r.tA
+		case 1: // CheckRateDecreaseMlx
+			r.nextD += r.tD
+			if r.dCNP {
+				if r.clamp || r.stage != 0 {
+					r.target = r.rate
+				}
+				r.rate = math.Max(r.minRate, r.rate*(1-r.alpha/2))
+				r.stage, r.dCNP = 0, false
+				r.nextI = at + r.tI
+			}
+		case 2: // RateIncEventTimerMlx
+			r.nextI += r.tI
+			switch {
+			case r.stage < r.fr:
+			case r.stage == r.fr:
+				r.target = math.Min(r.target+r.ai, r.line)
+			default:
+				r.target = math.Min(r.target+r.hai, r.line)
+			}
+			r.rate = r.rate/2 + r.target/2
+			r.stage++
+		}
+	}
+}
+
+// fireUntil delivers the algorithm's timers due before until, in time order.
+func fireUntil(t *testing.T, s Sender, env *scriptEnv, until Time) {
+	for {
+		at, slot := Time(-1), -1
+		for sl, next := range env.timers {
+			if next < until && (at < 0 || next < at || (next == at && sl < slot)) {
+				at, slot = next, sl
+			}
+		}
+		if slot < 0 {
+			return
+		}
+		env.fire(t, s, slot)
+	}
+}
+
+// The lazy timers give exactly the reference's periodic ones: rate, target,
+// alpha and stage agree after every CNP, over random bursts and long gaps,
+// for both timer presets, and across live changes of g and of the alpha
+// and decrease periods (a tick already due keeps its time, later ones use
+// the new period, and past ticks keep the old g).
+func TestDCQCNMatchesPeriodicTimers(t *testing.T) {
+	for _, preset := range []string{"", "dcqcn_paper"} {
+		for seed := uint64(1); seed <= 10; seed++ {
+			d := newDCQCN(t, preset, nil)
+			env := newEnv()
+			d.Start(env)
+			ref := &refDCQCN{rate: 100e9, target: 100e9, alpha: 1, g: d.g, ai: d.ai, hai: d.hai, minRate: d.minRate,
+				line: 100e9, first: true, fr: d.fastRecovery, tA: d.tAlpha, tD: d.tDec, tI: d.tInc, nextA: -1, nextD: -1, nextI: -1}
+			r := rand.New(rand.NewPCG(seed, 99))
+			now := Time(1234567)
+			for step := 0; step < 2000; step++ {
+				gaps := []Time{Time(r.IntN(2000)) * Nanosecond, Time(r.IntN(100)) * Microsecond,
+					Time(r.IntN(2000)) * Microsecond, Time(r.IntN(20)) * Nanosecond}
+				now += gaps[r.IntN(4)] + Time(r.IntN(997)) + 1
+				fireUntil(t, d, env, now)
+				ref.runUntil(now)
+				env.now = now
+				switch r.IntN(40) {
+				case 0: // a live change of g
+					g := []float64{1.0 / 256, 1.0 / 16, 1.0 / 64}[r.IntN(3)]
+					if err := d.SetParam(env, "g", g*1); err != nil {
+						t.Fatal(err)
+					}
+					ref.g = g
+				case 1: // of the alpha period
+					p := []float64{1, 3, 50}[r.IntN(3)]
+					d.SetParam(env, "alphaTimer", p)
+					ref.tA = Time(p * float64(Microsecond))
+				case 2: // of the decrease interval
+					p := []float64{4, 7, 50}[r.IntN(3)]
+					d.SetParam(env, "decreaseInterval", p)
+					ref.tD = Time(p * float64(Microsecond))
+				default:
+					d.OnCNP(env)
+					ref.cnp(now)
+				}
+				alpha, _ := d.alphaAt(now)
+				if !near(d.rate, ref.rate, 1e-3) || !near(d.target, ref.target, 1e-3) || !near(alpha, ref.alpha, 1e-9) || d.stage != ref.stage {
+					t.Fatalf("preset %q seed %d step %d at %d ps: lazy rate %.9g target %.9g alpha %.9f stage %d; periodic %.9g %.9g %.9f %d",
+						preset, seed, step, now, d.rate, d.target, alpha, d.stage, ref.rate, ref.target, ref.alpha, ref.stage)
+				}
+			}
+		}
+	}
+}
+
+// Reading alpha for telemetry does not apply the ticks (the sampling
+// interval must not change the run's arithmetic).
+func TestDCQCNSampleDoesNotMutate(t *testing.T) {
 	d := newDCQCN(t, "", nil)
 	env := newEnv()
 	d.Start(env)
-	g := d.g
-	r := rand.New(rand.NewPCG(3, 4))
-	t0 := 5 * Microsecond
-	env.now = t0
-	d.OnAck(env, &Ack{CNP: true}) // first CNP at t0
-	// the reference: a timer every 1 µs from t0
-	refAlpha, refFlag, nextTick := 1.0, false, t0+Microsecond
-	now := t0
-	for step := 0; step < 5000; step++ {
-		now += Time(r.IntN(3000)) * Nanosecond // 0..3 µs
-		for nextTick <= now {
-			if refFlag {
-				refAlpha = (1-g)*refAlpha + g
-			} else {
-				refAlpha *= 1 - g
-			}
-			refFlag = false
-			nextTick += Microsecond
-		}
-		env.now = now
-		if r.IntN(3) == 0 {
-			refFlag = true
-			d.OnAck(env, &Ack{CNP: true})
-		} else {
-			d.OnSample(env)
-		}
-		if !near(d.alpha, refAlpha, 1e-9) {
-			t.Fatalf("step %d at %d ps: lazy alpha %.12f, periodic %.12f", step, now, d.alpha, refAlpha)
-		}
+	d.OnCNP(env)
+	before := *d
+	env.now = 37 * Microsecond
+	d.OnSample(env)
+	if *d != before {
+		t.Fatal("OnSample changed the state")
 	}
-	if env.gauges[dcqcnSeriesAlpha] != d.alpha {
-		t.Error("alpha gauge not reported")
+	want, _ := d.alphaAt(env.now)
+	if env.gauges[dcqcnSeriesAlpha] != want || want >= 1 {
+		t.Fatalf("gauge %g, alpha now %g", env.gauges[dcqcnSeriesAlpha], want)
 	}
 }
 
