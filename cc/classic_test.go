@@ -34,7 +34,7 @@ func TestHPCCUtilisationFromINT(t *testing.T) {
 		t.Fatalf("U = %.6f, want %.6f", h.u, wantU)
 	}
 	wantRate := 100e9/(wantU/0.95) + 40e6
-	if !near(float64(env.rate), wantRate, 1) || h.rc != float64(int64(h.rate)) && !near(h.rc, wantRate, 1) {
+	if !near(float64(env.rate), wantRate, 1) || !near(h.rc, wantRate, 1) {
 		t.Fatalf("rate %d, want %.0f (Rc committed: %g)", env.rate, wantRate, h.rc)
 	}
 	if env.gauges[0] != h.u {
@@ -339,5 +339,140 @@ func TestQCNAIMD(t *testing.T) {
 	}
 	if _, ok := env.timers[qcnTimer]; ok {
 		t.Error("QCN-AIMD armed a timer")
+	}
+}
+
+// perHop (HPCC's MULTI_RATE): every hop keeps its own U, Rc and stage; a
+// measured hop proposes step(Rc_i, U_i), a hop with nothing new proposes its
+// Rc_i, the flow takes the smallest, and a full update commits only the hops
+// that were measured. The gauge is the largest hop U.
+func TestHPCCPerHop(t *testing.T) {
+	h, env := newHPCC(t, map[string]float64{"perHop": 1})
+	hop := func(ts Time, tx, q int64) IntHop { return IntHop{TS: ts, TxBytes: tx, Qlen: q, Rate: 100e9} }
+	h.OnAck(env, &Ack{Seq: 1, SndNxt: 1000, INT: []IntHop{hop(0, 0, 20_000), hop(0, 0, 0)}})
+	// 1 µs later: hop 0 at line rate with 10,000 B of queue (u = 1.2), hop 1
+	// at half rate with none (u = 0.5)
+	h.OnAck(env, &Ack{Seq: 1001, SndNxt: 2000, INT: []IntHop{hop(Microsecond, 12_500, 10_000), hop(Microsecond, 6250, 0)}})
+	u0 := (1*9 + 1.2) / 10.0
+	u1 := (1*9 + 0.5) / 10.0
+	if !near(h.hop[0].u, u0, 1e-12) || !near(h.hop[1].u, u1, 1e-12) {
+		t.Fatalf("hop U %.6f %.6f, want %.6f %.6f", h.hop[0].u, h.hop[1].u, u0, u1)
+	}
+	r0 := 100e9/(u0/0.95) + 40e6
+	r1 := min(100e9/(u1/0.95)+40e6, 100e9)
+	if !near(float64(env.rate), min(r0, r1), 1) {
+		t.Fatalf("rate %d, want the smaller hop rate %.0f", env.rate, min(r0, r1))
+	}
+	if !near(h.hop[0].rc, r0, 1) || !near(h.hop[1].rc, r1, 1) {
+		t.Fatalf("committed Rc %g %g, want %g %g", h.hop[0].rc, h.hop[1].rc, r0, r1)
+	}
+	if env.gauges[0] != max(h.hop[0].u, h.hop[1].u) {
+		t.Fatalf("gauge %g, want the largest hop U %g", env.gauges[0], max(h.hop[0].u, h.hop[1].u))
+	}
+	// next update: hop 0 has no new timestamp (not measured), hop 1 is idle
+	// now; hop 0 proposes its Rc and keeps its state
+	rc0, st0 := h.hop[0].rc, h.hop[0].incStage
+	h.hop[1].rc = 100e9 // so that hop 1 alone would send at line rate
+	h.OnAck(env, &Ack{Seq: 2001, SndNxt: 3000, INT: []IntHop{hop(Microsecond, 12_500, 10_000), hop(2*Microsecond, 6250, 0)}})
+	if h.hop[0].rc != rc0 || h.hop[0].incStage != st0 {
+		t.Fatal("an unmeasured hop's Rc or stage changed")
+	}
+	if !near(float64(env.rate), rc0, 1) {
+		t.Fatalf("rate %d, want the unmeasured hop's Rc %g", env.rate, rc0)
+	}
+}
+
+// With coalesced ACKs (host.ackEvery > 1), the marked fraction counts
+// marked packets: one ACK for three marked packets counts three.
+func TestDCTCPCountsMarkedPackets(t *testing.T) {
+	a, p := resolve(t, "dctcp", "", 100e9, nil)
+	d := a.NewSender(FlowInfo{LineRate: 100e9, MaxBDP: 100_000, MTU: 1000}, p).(*dctcp)
+	env := newEnv()
+	d.Start(env)
+	d.OnAck(env, &Ack{Seq: 1000, SndNxt: 10_000}) // window of 11 packets
+	d.OnAck(env, &Ack{Seq: 4000, SndNxt: 10_000, Packets: 3, ECNMarked: 3})
+	d.OnAck(env, &Ack{Seq: 10_001, SndNxt: 20_000})
+	want := 15.0/16 + (1.0/16)*(3.0/11)
+	if !near(d.alpha, want, 1e-12) {
+		t.Fatalf("alpha %g, want %g (3 of 11 packets marked)", d.alpha, want)
+	}
+}
+
+// The pseudo-code's quantiser: with fbMax left at 0, Fb_max = Q_eq·(2w+1).
+func TestQCNDefaultQuantiser(t *testing.T) {
+	a, p := resolve(t, "qcn", "", 10e9, nil)
+	cp := a.NewCongestionPoint(PortInfo{}, p)
+	env := newEnv()
+	env.rand = []float64{0}
+	cp.OnEnqueue(env, 33_000, 1500) // Q = Q_eq, Q_old = 0: Fb = 2·33,000
+	env.rand = []float64{0}
+	// Q = 49,500: Fb = 16,500 + 2·16,500 = 49,500 = Fb_max/3.33 → ⌊64·49.5/165⌋ = 19
+	if fb, _ := cp.OnEnqueue(env, 49_500, 1500); fb != 19 {
+		t.Fatalf("fb %d, want 19 against Fb_max = Q_eq·5 = 165,000 B", fb)
+	}
+}
+
+// Hyper-active increase adds R_HAI·(min(stages) − 5) to the target; a
+// feedback restarts both counters and the timer; no cut exceeds the
+// standard's minimum decrease factor 0.5; extra fast recovery keeps the
+// target and the running cycle.
+func TestQCNIncreaseAndOptions(t *testing.T) {
+	a, p := resolve(t, "qcn", "", 10e9, map[string]float64{"timer": 1})
+	r := a.NewSender(FlowInfo{LineRate: 10e9}, p).(*qcnRP)
+	env := newEnv()
+	r.Start(env)
+	env.now = 5 * Microsecond
+	r.OnQCN(env, QCNFeedback{Fb: 40})
+	if env.timers[qcnTimer] != env.now+Millisecond {
+		t.Fatalf("timer at %d after feedback, want one period later", env.timers[qcnTimer])
+	}
+	// both stages to 6: six byte-counter cycles and six timer periods
+	r.bcStage, r.tStage = 6, 5
+	r.rt = 8e9 // below line rate, so the increase is not capped
+	rt := r.rt
+	env.fire(t, r, qcnTimer) // tStage 6: hyper, +50 Mb/s × (6 − 5)
+	if !near(r.rt, rt+50e6, 1) {
+		t.Fatalf("hyper-active: Rt %g, want %g", r.rt, rt+50e6)
+	}
+	r.bcStage = 8
+	rt = r.rt
+	env.fire(t, r, qcnTimer) // tStage 7, bcStage 8: +50 Mb/s × 2
+	if !near(r.rt, rt+100e6, 1) {
+		t.Fatalf("hyper-active, stage 7: Rt %g, want %g", r.rt, rt+100e6)
+	}
+	// a feedback restarts the counters and the timer
+	env.now += 3 * Microsecond
+	r.OnQCN(env, QCNFeedback{Fb: 10})
+	if r.bcStage != 0 || r.tStage != 0 || r.bc != 150_000 || env.timers[qcnTimer] != env.now+Millisecond {
+		t.Fatalf("after feedback: stages %d %d, byte counter %d, timer %d", r.bcStage, r.tStage, r.bc, env.timers[qcnTimer])
+	}
+
+	// the largest gain: a cut is clamped to half
+	a, p = resolve(t, "qcn", "", 10e9, map[string]float64{"gd": 1.0 / 64})
+	r = a.NewSender(FlowInfo{LineRate: 10e9}, p).(*qcnRP)
+	r.Start(env)
+	r.OnQCN(env, QCNFeedback{Fb: 63})
+	if !near(r.rc, 5e9, 1) {
+		t.Fatalf("cut with G_d·Fb = 0.98: Rc %g, want 5 Gbps", r.rc)
+	}
+
+	// extra fast recovery: a second feedback before a cycle ends keeps R_T
+	// and the byte counter; after a cycle has ended, R_T follows R_C again
+	for _, efr := range []float64{0, 1} {
+		a, p = resolve(t, "qcn", "", 10e9, map[string]float64{"extraFastRecovery": efr})
+		r = a.NewSender(FlowInfo{LineRate: 10e9}, p).(*qcnRP)
+		r.Start(env)
+		r.OnQCN(env, QCNFeedback{Fb: 32}) // Rc 7.5 G, Rt 10 G
+		for i := 0; i < 10; i++ {
+			r.OnSend(env, 1452, 1500, false)
+		}
+		r.OnQCN(env, QCNFeedback{Fb: 32})
+		wantRT, wantBC := 7.5e9, int64(150_000)
+		if efr == 1 {
+			wantRT, wantBC = 10e9, 135_000
+		}
+		if !near(r.rt, wantRT, 1) || r.bc != wantBC || !near(r.rc, 7.5e9*0.75, 1) {
+			t.Fatalf("extraFastRecovery %g: Rt %g byte counter %d Rc %g, want %g %d", efr, r.rt, r.bc, r.rc, wantRT, wantBC)
+		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 // (RFC 8257 §3.3–3.4) on a rate and a window of max BDP × rate / line rate:
 //   - once per window of data (when an ACK passes the sequence sent at the
 //     last update), alpha ← (1−g)·alpha + g·F, F the fraction of the window's
-//     packets whose ACKs echoed ECN (at most 1);
+//     marked packets (at most 1);
 //   - an ECN echo outside CWR cuts the rate by alpha/2 (not below minRate) and
 //     enters CWR until an ACK passes the data sent at the cut;
 //   - outside CWR the rate grows by ai once per window.
@@ -54,7 +54,7 @@ type dctcp struct {
 	rate       float64
 	alpha      float64
 	lastUpdate int64 // SndNxt at the last alpha update; 0 before the first
-	ecnCount   int64 // ECN-echoing ACKs since the last update
+	ecnCount   int64 // ECN-marked packets acked since the last update
 	batch      int64 // packets the current window holds
 	cwr        bool
 	highSeq    int64 // CWR ends when an ACK passes this
@@ -91,10 +91,11 @@ func (d *dctcp) apply(env Env) {
 }
 
 func (d *dctcp) OnAck(env Env, a *Ack) {
+	// marked packets, not marking ACKs: the same as the reference with one
+	// ACK per packet (run.py), and still the fraction of marked packets
+	// when ACKs are coalesced (host.ackEvery > 1)
 	ece := a.ECNMarked > 0
-	if ece {
-		d.ecnCount++
-	}
+	d.ecnCount += int64(a.ECNMarked)
 	newBatch := false
 	if a.Seq > d.lastUpdate {
 		newBatch = true

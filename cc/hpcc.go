@@ -46,9 +46,10 @@ func hpccAlgorithm() *Algorithm {
 			boolParam("perHop", false, true, "Keep a rate per hop and take the smallest (HPCC's MULTI_RATE; run.py: off)."),
 			boolParam("window", true, false, "Limit in-flight bytes to max BDP × rate / line rate (run.py: on)."),
 		},
-		AckHighPriority: false,
-		INT:             IntSpec{FixedBytes: 2 + MaxHops*8},
-		ECN:             runPyECN,
+		AckHighPriority:       false,
+		INT:                   IntSpec{FixedBytes: 2 + MaxHops*8},
+		RateChangeReschedules: true,
+		ECN:                   runPyECN,
 		Series: []SeriesSpec{
 			{Name: "hpcc_u", Unit: "", Help: "HPCC's normalised utilisation U of the most loaded hop (the EWMA the rate follows)."},
 		},
@@ -63,8 +64,8 @@ func hpccAlgorithm() *Algorithm {
 }
 
 type hpccHop struct {
-	u        float64 // per-hop EWMA (perHop)
-	rc       float64 // per-hop reference rate (perHop)
+	u        float64 // the hop's utilisation EWMA (perHop)
+	rc       float64 // the hop's reference rate (perHop)
 	incStage int
 }
 
@@ -145,55 +146,64 @@ func (h *hpcc) update(env Env, a *Ack, fast bool) {
 	}
 	base := float64(h.baseRTT)
 	var maxU, dt float64
-	updated := false
-	var newRate [MaxHops]float64
-	var newStage [MaxHops]int
+	updatedAny := false
+	var updated [MaxHops]bool
 	for i, cur := range ints {
 		p := h.prev[i]
+		h.prev[i] = cur
 		tau := float64(cur.TS - p.TS)
 		if tau <= 0 || cur.Rate <= 0 {
-			h.prev[i] = cur
-			continue
+			continue // no time has passed at this hop: nothing to measure
 		}
 		txRate := float64(cur.TxBytes-p.TxBytes) * 8 / (tau / float64(Second))
 		q := math.Min(float64(cur.Qlen), float64(p.Qlen))
 		u := txRate/float64(cur.Rate) + q*h.lineRate/(float64(cur.Rate)*float64(h.maxBDP))
-		updated = true
+		updated[i], updatedAny = true, true
 		if h.perHop {
 			t := math.Min(tau, base)
 			hs := &h.hop[i]
 			hs.u = (hs.u*(base-t) + u*t) / base
-			newRate[i], newStage[i] = h.step(hs.rc, hs.u, hs.incStage)
 		} else if u > maxU {
 			maxU, dt = u, tau
 		}
-		h.prev[i] = cur
 	}
-	if updated {
-		var rate float64
-		var stage int
-		if h.perHop {
-			rate = h.lineRate
-			for i := range ints {
-				rate = math.Min(rate, newRate[i])
-			}
-		} else {
-			t := math.Min(dt, base)
-			h.u = (h.u*(base-t) + maxU*t) / base
-			rate, stage = h.step(h.rc, h.u, h.incStage)
+	if !updatedAny {
+		if !fast && a.SndNxt > h.lastUpdate {
+			h.lastUpdate = a.SndNxt
 		}
+		return
+	}
+	if h.perHop {
+		// every hop proposes a rate from its own Rc and stage; a hop with
+		// no new measurement proposes its Rc; the flow takes the smallest,
+		// and a once-per-RTT update commits the hops that were measured
+		rate, gauge := h.lineRate, 0.0
+		for i := range ints {
+			hs := &h.hop[i]
+			if !updated[i] {
+				rate = math.Min(rate, hs.rc)
+				continue
+			}
+			r, stage := h.step(hs.rc, hs.u, hs.incStage)
+			rate = math.Min(rate, r)
+			gauge = math.Max(gauge, hs.u)
+			if !fast {
+				hs.rc, hs.incStage = r, stage
+			}
+		}
+		h.rate = rate
+		env.Gauge(0, gauge)
+	} else {
+		t := math.Min(dt, base)
+		h.u = (h.u*(base-t) + maxU*t) / base
+		rate, stage := h.step(h.rc, h.u, h.incStage)
 		h.rate = rate
 		if !fast {
 			h.rc, h.incStage = rate, stage
-			if h.perHop {
-				for i := range ints {
-					h.hop[i].rc, h.hop[i].incStage = newRate[i], newStage[i]
-				}
-			}
 		}
 		env.Gauge(0, h.u)
-		h.apply(env)
 	}
+	h.apply(env)
 	if !fast && a.SndNxt > h.lastUpdate {
 		h.lastUpdate = a.SndNxt
 	}

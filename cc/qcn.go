@@ -6,13 +6,15 @@ import (
 )
 
 // QCN (IEEE 802.1Qau), as "Stability Analysis of QCN: The Averaging
-// Principle" (Alizadeh et al., SIGMETRICS'11; seed 003) describes it, with
-// the constants that paper leaves out taken from the standard's pseudo-code
-// as implemented by Adrian Tam's ns-3 model, which follows pseudo-code v2.2
-// (github.com/righthandabacus/ns-3-dcn, src/devices/point-to-point/
-// cp-net-device.cc ShouldSendCN and rp-net-device.cc RateIncrease), checked
-// against the Cavium LiquidIO firmware's RPG_* constants and the IBM
-// OMNeT++ parameter list (Crisan et al., HotI'11).
+// Principle" (Alizadeh et al., SIGMETRICS'11; seed 003) describes it. The
+// stage logic (byte-counter and timer stages, fast recovery, active and
+// hyper-active increase) follows Adrian Tam's ns-3 model of pseudo-code
+// v2.2 (github.com/righthandabacus/ns-3-dcn, src/devices/point-to-point/
+// cp-net-device.cc ShouldSendCN and rp-net-device.cc RateIncrease); the
+// constants the paper leaves out (the 15 ms timer, R_HAI 50 Mb/s at 10 G,
+// the 0.5 minimum decrease factor) are the pseudo-code's, as the Cavium
+// LiquidIO firmware's RPG_* constants and the IBM OMNeT++ parameter list
+// (Crisan et al., HotI'11) give them.
 //
 // Congestion point (one per switch egress port, paper §2.1): a data packet is
 // sampled with probability `sampling` (the paper's model, 1%); optionally the
@@ -29,8 +31,9 @@ import (
 // quantised value is above 0.
 //
 // Reaction point (the source, paper §2.1 and Fig. 5): on feedback Fb,
-// R_T ← R_C and R_C ← R_C·(1 − G_d·Fb) (G_d = 1/128, so a cut is at most
-// ~50%), and the byte counter and timer restart. Then the byte counter
+// R_T ← R_C and R_C ← R_C·(1 − min(G_d·Fb, 0.5)) (G_d = 1/128, so with the
+// default gain a cut is at most 49%), and the byte counter and timer
+// restart. Then the byte counter
 // (every byteCounter bytes sent; half that once past fast recovery, the
 // paper's footnote 5: 50 packets in active increase) and the timer (every
 // timer; likewise halved) each end cycles; after either:
@@ -39,7 +42,7 @@ import (
 //   - both > 5: hyper-active increase, R_T += R_HAI·(min stage − 5).
 //
 // The standard's Extra Fast Recovery (a repeated feedback before the first
-// cycle ends keeps the target) and Target Rate Reduction (R_T ← R_T/8 when
+// cycle ends keeps the target and the running cycles) and Target Rate Reduction (R_T ← R_T/8 when
 // it is more than 10·R_C at the first cycle) are options, off by default
 // because the paper's analysis leaves them out. The pseudo-code's random
 // ±15% on the source's counters is left out too (the paper's model has
@@ -63,7 +66,7 @@ func qcnAlgorithm(aimd bool) *Algorithm {
 				"with G_d·Fb_max = 1/2, i.e. 64 packets (96,000 B at 1500 B)."},
 		fracParam("sampling", 0.01, "Probability that the congestion point samples a packet (the paper's model: 1%)."),
 		boolParam("variableSampling", false, true, "Sample every 150 KB … 18.5 KB by the last feedback (the standard's table, ±15%) instead of at a fixed probability."),
-		{Name: "gd", Kind: KindNumber, Default: 1.0 / 128, Min: 0, Max: 1.0 / 64, Live: true, Help: "Decrease gain G_d per unit of the 6-bit Fb (1/128: a cut is at most ~50%)."},
+		{Name: "gd", Kind: KindNumber, Default: 1.0 / 128, Min: 0, Max: 1.0 / 64, Live: true, Help: "Decrease gain G_d per unit of the 6-bit Fb (1/128: Fb 63 cuts 49%; no cut exceeds 50%, the standard's minimum decrease factor)."},
 		rateParam("rai", 50, "Active increase R_AI (the paper's 5 Mb/s at 10 Gbps)."),
 		rateParam("minRate", 100, "Lowest rate (10 Mb/s at 10 Gbps, Tam's QCN model)."),
 		{Name: "byteCounter", Kind: KindBytes, Unit: "B", Default: 150_000, Min: 1000, Max: 1e9, Live: true,
@@ -91,6 +94,9 @@ func qcnAlgorithm(aimd bool) *Algorithm {
 			"(the averaging principle).",
 		Param:           params,
 		AckHighPriority: true,
+		// the reaction point's rate limiter applies a new rate at once: the
+		// next packet leaves one packet time at the new rate after the last
+		RateChangeReschedules: true,
 		Series: []SeriesSpec{
 			{Name: "qcn_fb", Unit: "", Help: "Quantised feedback Fb (0–63) received by the source."},
 			{Name: "qcn_stage", Unit: "", Help: "Reaction point stage: 0 no limiter, 1 fast recovery, 2 active increase, 3 hyper-active increase."},
@@ -292,16 +298,22 @@ func (r *qcnRP) OnQCN(env Env, fb QCNFeedback) {
 		r.rc, r.rt = r.lineRate, r.lineRate
 		r.cutPending = false
 	}
-	if !r.aimd && (!r.extraFR || !r.cutPending) {
+	// extra fast recovery: a feedback before the first cycle after a cut
+	// ends cuts again but keeps the target and the running cycle
+	keep := !r.aimd && r.extraFR && r.cutPending
+	if !r.aimd && !keep {
 		r.rt = r.rc
 	}
-	r.rc = math.Max(r.minRate, r.rc*(1-r.gd*float64(fb.Fb)))
-	r.bc = r.byteCounter
-	r.bcStage, r.tStage = 0, 0
-	r.cutPending = true
-	if !r.aimd && r.period > 0 {
-		env.SetTimer(qcnTimer, env.Now()+r.period)
+	// the standard's minimum decrease factor: one cut at most halves the rate
+	r.rc = math.Max(r.minRate, r.rc*(1-math.Min(0.5, r.gd*float64(fb.Fb))))
+	if !keep {
+		r.bc = r.byteCounter
+		r.bcStage, r.tStage = 0, 0
+		if !r.aimd && r.period > 0 {
+			env.SetTimer(qcnTimer, env.Now()+r.period)
+		}
 	}
+	r.cutPending = true
 	r.apply(env)
 }
 

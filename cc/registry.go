@@ -59,6 +59,12 @@ type IntSpec struct {
 	FlowCount   bool  `json:"flowCount"`   // needs the switches' active-flow counter (MPCC)
 }
 
+// NeedsSwitches reports whether the algorithm reads telemetry that the
+// switches write (and so cannot run with switch INT off).
+func (s IntSpec) NeedsSwitches() bool {
+	return s.FixedBytes > 0 || s.PerHopBytes > 0 || s.FlowCount
+}
+
 // PortInfo describes a switch egress port to a congestion point.
 type PortInfo struct {
 	ID   int32
@@ -78,9 +84,14 @@ type Algorithm struct {
 	AckHighPriority bool     `json:"ackHighPriority"`
 	// AckPriorityParam, when set, names a bool parameter that overrides
 	// AckHighPriority (run.py gives DCQCN's window variants low-priority ACKs).
-	AckPriorityParam string       `json:"ackPriorityParam,omitempty"`
-	INT              IntSpec      `json:"int"`
-	ECN              *ECNDefaults `json:"ecn,omitempty"`
+	AckPriorityParam string  `json:"ackPriorityParam,omitempty"`
+	INT              IntSpec `json:"int"`
+	// RateChangeReschedules moves a flow's next send when the rate changes:
+	// it becomes one packet time after the last send at the new rate (HPCC's
+	// ChangeRate, which the reference calls only from HPCC). Otherwise the
+	// send already due keeps its time and the new rate paces the ones after.
+	RateChangeReschedules bool         `json:"rateChangeReschedules"`
+	ECN                   *ECNDefaults `json:"ecn,omitempty"`
 	// Series names the algorithm's own telemetry series, in id order.
 	Series []SeriesSpec `json:"series"`
 

@@ -147,6 +147,13 @@ func (d *decoder) scenario(tree any) *Scenario {
 		d.telemetry(p, v, &s.Telemetry, net)
 	}
 	f.finish()
+	if !s.Switch.INT {
+		for _, a := range run.list {
+			if a.INT.NeedsSwitches() {
+				d.add("switch.int", "%s reads the switches' INT telemetry; set it to true (the default) or choose another algorithm", a.Name)
+			}
+		}
+	}
 	return s
 }
 

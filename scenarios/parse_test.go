@@ -170,6 +170,8 @@ func TestMalformed(t *testing.T) {
 		{name: "pfc not object", sets: []string{"switch.pfc=true"}, field: "switch.pfc", msg: "want an object"},
 		{name: "int not bool", sets: []string{"switch.int=1"}, field: "switch.int", msg: "want true or false"},
 		{name: "flow count timeout", sets: []string{"switch.flowCountTimeout=0s"}, field: "switch.flowCountTimeout"},
+		{name: "hpcc without int", sets: []string{"switch.int=false", `cc={"algorithm":"hpcc"}`, "events=[]"}, field: "switch.int", msg: "hpcc reads the switches' INT"},
+		{name: "flow hpcc without int", sets: []string{"switch.int=false", `workload[0].flows[0].cc={"algorithm":"hpcc"}`}, field: "switch.int", msg: "hpcc reads the switches' INT"},
 		// host
 		{name: "mtu zero", sets: []string{"host.mtu=0B"}, field: "host.mtu", msg: "must be > 0"},
 		{name: "mtu too big", sets: []string{"host.mtu=1MB"}, field: "host.mtu", msg: "at most"},

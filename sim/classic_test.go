@@ -51,8 +51,9 @@ func portResult(r *sim.Result, name string) sim.PortResult {
 // first runs at line rate. DCQCN, DCTCP and HPCC share fairly (Jain ≥ 0.99
 // over the second half) and keep the bottleneck ≥ 90% busy (HPCC near its
 // eta of 95%); TIMELY's outcome is reported. Each run shows its algorithm at
-// work, which `none` does not: DCQCN and DCTCP cut their rates, HPCC keeps
-// the queue near empty.
+// work, which `none` does not: DCQCN cuts below half the line rate, DCTCP
+// cuts and holds the queue near its threshold K, HPCC keeps the queue near
+// empty.
 //
 // The links have 4 µs of delay: the base RTT (24.2 µs) must exceed
 // K·8/C = 24 µs for two flows with a window of one BDP each to push the
@@ -125,9 +126,20 @@ func TestTwoFlowsConverge(t *testing.T) {
 				if bott.QueueP99 > 10_480 {
 					t.Errorf("HPCC queue p99 %d B, want under 10 packets", bott.QueueP99)
 				}
-			default: // dcqcn, dctcp: rate cuts happened
+			case "dcqcn":
+				// the join's CNP burst cuts a flow below half the line rate:
+				// alpha starts at 1, so the first cut alone halves the rate
+				if minRate > 0.5*100e9 {
+					t.Errorf("lowest rate %.3g bps: no DCQCN cut below half the line rate", minRate)
+				}
+			case "dctcp":
+				// DCTCP holds the queue at its marking threshold K = 300 KB;
+				// the median within ±50% of K (measured: 0.96·K)
 				if minRate > 0.95*100e9 {
 					t.Errorf("lowest rate %.3g bps: no cut", minRate)
+				}
+				if bott.QueueP50 < 150_000 || bott.QueueP50 > 450_000 {
+					t.Errorf("DCTCP queue p50 %d B outside [0.5, 1.5]·K", bott.QueueP50)
 				}
 			}
 		})
@@ -356,10 +368,12 @@ func TestQCNAveragingPrinciple(t *testing.T) {
 // The RTT sweep of Fig. 9 (reported): the smallest RTT at which each
 // algorithm's queue underflows, i.e. is empty in more than 1% of the 10 µs
 // samples after settling. The paper: QCN-AIMD at 200 µs, QCN beyond 500 µs.
+// Asserted: QCN-AIMD underflows at a smaller RTT than QCN.
 func TestQCNUnderflowSweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("an RTT sweep")
 	}
+	firsts := map[string]sim.Time{}
 	for _, algo := range []string{"qcn", "qcn_aimd"} {
 		first := sim.Time(-1)
 		var line []string
@@ -374,6 +388,12 @@ func TestQCNUnderflowSweep(t *testing.T) {
 		if first < 0 {
 			t.Errorf("%s never underflows up to 700 µs", algo)
 		}
+		firsts[algo] = first
+	}
+	// the averaging principle's claim: QCN stays stable to a larger RTT
+	if firsts["qcn_aimd"] >= firsts["qcn"] {
+		t.Errorf("QCN-AIMD underflows first at %d µs, not before QCN (%d µs)",
+			firsts["qcn_aimd"]/sim.Microsecond, firsts["qcn"]/sim.Microsecond)
 	}
 }
 
@@ -428,18 +448,27 @@ func TestFatTreeFiveAlgorithms(t *testing.T) {
 	}
 }
 
-// Every algorithm's own series reach the telemetry: DCQCN's alpha and
-// target, DCTCP's alpha, HPCC's U, TIMELY's RTT and gradient, QCN's Fb,
-// stage and target.
+// Every algorithm's own series reach the telemetry, with values in their
+// domain: DCQCN's alpha in (0, 1] and its target in (0, line rate], DCTCP's
+// alpha in [0, 1], HPCC's U positive (and, in an 8-to-1 incast, above eta
+// at some point), TIMELY's RTT no less than the base RTT of 4 µs and a
+// finite gradient, QCN's Fb in 1..63, its stage 0..3 and its target in
+// (0, line rate].
 func TestAlgorithmSeries(t *testing.T) {
-	want := map[string][]string{
-		"dcqcn":  {"dcqcn_alpha", "dcqcn_target_bps"},
-		"dctcp":  {"dctcp_alpha"},
-		"hpcc":   {"hpcc_u"},
-		"timely": {"timely_rtt_ns", "timely_gradient"},
-		"qcn":    {"qcn_fb", "qcn_stage", "qcn_target_bps"},
+	type rng struct {
+		name     string
+		lo, hi   float64 // every sample in [lo, hi]
+		someOver float64 // and at least one above this (NaN: no check)
 	}
-	for algo, names := range want {
+	nan := math.NaN()
+	want := map[string][]rng{
+		"dcqcn":  {{"dcqcn_alpha", 1e-9, 1, 0.1}, {"dcqcn_target_bps", 1, 100e9, nan}},
+		"dctcp":  {{"dctcp_alpha", 0, 1, 0.1}},
+		"hpcc":   {{"hpcc_u", 1e-9, 1e3, 0.95}},
+		"timely": {{"timely_rtt_ns", 4000, 1e7, nan}, {"timely_gradient", -1e6, 1e6, nan}},
+		"qcn":    {{"qcn_fb", 1, 63, nan}, {"qcn_stage", 0, 3, nan}, {"qcn_target_bps", 1, 100e9, nan}},
+	}
+	for algo, specs := range want {
 		tp := star(9, 100e9, sim.Microsecond)
 		cfg := algoConfig(t, tp, algo, 100e9, nil)
 		cfg.Duration = 2 * sim.Millisecond
@@ -448,9 +477,22 @@ func TestAlgorithmSeries(t *testing.T) {
 		}
 		c := &collector{}
 		s, _ := run(t, cfg, c)
-		for _, name := range names {
-			if _, v := series(s, c, name, "0"); len(v) == 0 {
-				t.Errorf("%s: no %s samples for flow 0", algo, name)
+		for _, sp := range specs {
+			_, v := series(s, c, sp.name, "0")
+			if len(v) == 0 {
+				t.Errorf("%s: no %s samples for flow 0", algo, sp.name)
+				continue
+			}
+			top := math.Inf(-1)
+			for _, x := range v {
+				if !(x >= sp.lo && x <= sp.hi) {
+					t.Errorf("%s: %s sample %g outside [%g, %g]", algo, sp.name, x, sp.lo, sp.hi)
+					break
+				}
+				top = math.Max(top, x)
+			}
+			if !math.IsNaN(sp.someOver) && top <= sp.someOver {
+				t.Errorf("%s: %s never exceeds %g (largest %g)", algo, sp.name, sp.someOver, top)
 			}
 		}
 	}

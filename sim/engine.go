@@ -98,6 +98,7 @@ type algoRun struct {
 	params    cc.Params
 	ackClass  uint8
 	extraHdr  int32 // the algorithm's own header bytes (data and ACK)
+	resched   bool  // a rate change moves the next send (cc.Algorithm.RateChangeReschedules)
 	intFixed  int32
 	intPerHop int32
 	series    []Metric // metric id of each of the algorithm's series
@@ -424,6 +425,7 @@ func (s *Sim) buildAlgos() error {
 			r.ackClass = classData
 		}
 		r.extraHdr = int32(a.Algo.INT.HeaderBytes)
+		r.resched = a.Algo.RateChangeReschedules
 		if s.cfg.Switch.INT {
 			r.intFixed = int32(a.Algo.INT.FixedBytes)
 			r.intPerHop = int32(a.Algo.INT.PerHopBytes)

@@ -23,8 +23,8 @@ func (e *flowEnv) SetRate(bps int64) {
 	}
 	f.rate = bps
 	// as HPCC's ChangeRate: the next send is due one packet time after the
-	// last one, at the new rate
-	if f.lastPktSize > 0 {
+	// last one, at the new rate; other algorithms set the rate only
+	if f.lastPktSize > 0 && s.algos[f.algo].resched {
 		if bps == cc.Unlimited {
 			f.nextAvail = f.lastSendAt
 		} else {
@@ -504,8 +504,13 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 	default:
 		kind = pktAck
 	}
+	// a marked packet's CNP rides on its ACK or NACK; an in-order packet
+	// that is not acknowledged on its own (ackEvery > 1) sends it alone; an
+	// out-of-order packet whose NACK is suppressed sends none, as in HPCC's
+	// simulator, where only an ACK or NACK carries the flag
 	cnp := false
-	if pk.ecn && (h.CNPInterval == 0 || !f.cnpEver || s.now-f.lastCNP >= h.CNPInterval) {
+	if pk.ecn && (kind != pktKind(255) || inOrder) &&
+		(h.CNPInterval == 0 || !f.cnpEver || s.now-f.lastCNP >= h.CNPInterval) {
 		cnp = true
 		f.cnpEver = true
 		f.lastCNP = s.now
