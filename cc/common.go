@@ -31,6 +31,17 @@ func varWindow(maxBDP int64, rate, lineRate float64) int64 {
 	return w
 }
 
+// pace hands a rate-based algorithm's rate to the engine, with a window of
+// max BDP × rate / line rate (HPCC's run.py var_win) or none.
+func pace(env Env, rate float64, window bool, maxBDP int64, lineRate float64) {
+	env.SetRate(rateBps(rate))
+	if window {
+		env.SetWindow(varWindow(maxBDP, rate, lineRate))
+	} else {
+		env.SetWindow(Unlimited)
+	}
+}
+
 func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
 
 // Param constructors keep the registry tables short and uniform.

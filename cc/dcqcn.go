@@ -149,12 +149,7 @@ func (d *dcqcn) Start(env Env) {
 
 // apply hands the rate (and window) to the engine.
 func (d *dcqcn) apply(env Env) {
-	env.SetRate(rateBps(d.rate))
-	if d.window {
-		env.SetWindow(varWindow(d.maxBDP, d.rate, d.lineRate))
-	} else {
-		env.SetWindow(Unlimited)
-	}
+	pace(env, d.rate, d.window, d.maxBDP, d.lineRate)
 }
 
 // catchUp applies the alpha ticks up to and including now. Like the

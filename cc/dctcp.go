@@ -82,12 +82,7 @@ func (d *dctcp) Start(env Env) {
 }
 
 func (d *dctcp) apply(env Env) {
-	env.SetRate(rateBps(d.rate))
-	if d.window {
-		env.SetWindow(varWindow(d.maxBDP, d.rate, d.lineRate))
-	} else {
-		env.SetWindow(Unlimited)
-	}
+	pace(env, d.rate, d.window, d.maxBDP, d.lineRate)
 }
 
 func (d *dctcp) OnAck(env Env, a *Ack) {

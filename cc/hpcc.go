@@ -117,12 +117,7 @@ func (h *hpcc) Start(env Env) {
 }
 
 func (h *hpcc) apply(env Env) {
-	env.SetRate(rateBps(h.rate))
-	if h.win {
-		env.SetWindow(varWindow(h.maxBDP, h.rate, h.lineRate))
-	} else {
-		env.SetWindow(Unlimited)
-	}
+	pace(env, h.rate, h.win, h.maxBDP, h.lineRate)
 }
 
 func (h *hpcc) OnAck(env Env, a *Ack) {

@@ -109,12 +109,7 @@ func (t *timely) Start(env Env) {
 }
 
 func (t *timely) apply(env Env) {
-	env.SetRate(rateBps(t.rate))
-	if t.window {
-		env.SetWindow(varWindow(t.maxBDP, t.rate, t.lineRate))
-	} else {
-		env.SetWindow(Unlimited)
-	}
+	pace(env, t.rate, t.window, t.maxBDP, t.lineRate)
 }
 
 func (t *timely) OnAck(env Env, a *Ack) {
