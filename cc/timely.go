@@ -36,7 +36,7 @@ func timelyAlgorithm() *Algorithm {
 			timeParam("tLow", 50, "Below this RTT the rate always increases (50 µs)."),
 			timeParam("tHigh", 500, "Above this RTT the rate always decreases (500 µs)."),
 			timeParam("minRTT", 20, "Normalises the RTT gradient (20 µs)."),
-			{Name: "haiAfter", Kind: KindInt, Default: 5, Min: 1, Max: 1000, Live: true, Help: "Consecutive increases before the hyper increase (hard-coded 5 in HPCC's code)."},
+			{Name: "haiAfter", Kind: KindInt, Default: 5, Min: 1, Max: 1000, Live: true, Help: "Consecutive increases before the hyper increase (HPCC's simulator fixes it at 5)."},
 			boolParam("window", false, false, "Also limit in-flight bytes to max BDP × rate / line rate (run.py's timely_vwin)."),
 		},
 		Presets: []Preset{

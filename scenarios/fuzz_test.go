@@ -27,22 +27,29 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		c1, err := s.Canonical()
-		if err != nil {
-			t.Fatalf("Canonical: %v", err)
-		}
-		s2, err := Parse(c1)
-		if err != nil {
-			t.Fatalf("Parse(Canonical()): %v\n%s", err, c1)
-		}
-		c2, err := s2.Canonical()
-		if err != nil {
-			t.Fatalf("Canonical again: %v", err)
-		}
-		if !bytes.Equal(c1, c2) {
-			t.Fatalf("canonical form not idempotent:\n%s\n---\n%s", c1, c2)
-		}
+		checkRoundTrip(t, s)
 	})
+}
+
+// checkRoundTrip checks that a parsed scenario's canonical form parses and
+// is a fixed point of Parse and Canonical.
+func checkRoundTrip(t *testing.T, s *Scenario) {
+	t.Helper()
+	c1, err := s.Canonical()
+	if err != nil {
+		t.Fatalf("Canonical: %v", err)
+	}
+	s2, err := Parse(c1)
+	if err != nil {
+		t.Fatalf("Parse(Canonical()): %v\n%s", err, c1)
+	}
+	c2, err := s2.Canonical()
+	if err != nil {
+		t.Fatalf("Canonical again: %v", err)
+	}
+	if !bytes.Equal(c1, c2) {
+		t.Fatalf("canonical form not idempotent:\n%s\n---\n%s", c1, c2)
+	}
 }
 
 // FuzzSets explores valid scenarios: it applies two --set edits to a valid
@@ -67,18 +74,7 @@ func FuzzSets(f *testing.F) {
 		if err != nil {
 			return
 		}
-		c1, err := s.Canonical()
-		if err != nil {
-			t.Fatalf("Canonical: %v", err)
-		}
-		s2, err := Parse(c1)
-		if err != nil {
-			t.Fatalf("Parse(Canonical()): %v\n%s", err, c1)
-		}
-		c2, _ := s2.Canonical()
-		if !bytes.Equal(c1, c2) {
-			t.Fatalf("canonical form not idempotent:\n%s\n---\n%s", c1, c2)
-		}
+		checkRoundTrip(t, s)
 		if small(s) {
 			if _, _, err := Build(s); err != nil {
 				if _, ok := err.(*Error); !ok {
