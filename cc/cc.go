@@ -3,8 +3,8 @@
 // engine (package sim) feeds it events (ACK/NACK with INT and ECN echo, CNP,
 // timer, QCN feedback) together with an Env through which it sets its flow's
 // pacing rate and window, arms its own timers and reports series. Nothing in
-// this package does I/O or reads the wall clock, except where an algorithm is
-// asked to measure its own solve time (MPCC, later).
+// this package does I/O or reads the wall clock, except where an algorithm
+// measures its own solve time (MPCC, through Env.WallNanos).
 //
 // Three kinds of hooks exist, matching where real algorithms run:
 //   - Sender: one instance per flow at the sending NIC (DCQCN, TIMELY, DCTCP,
@@ -90,6 +90,12 @@ type Env interface {
 	Gauge(series int, v float64)
 	// Event records one value at the current simulated time (e.g. a solve time).
 	Event(series int, v float64)
+	// WallNanos reads a monotonic wall clock, in nanoseconds from an
+	// arbitrary origin. It exists only so that an algorithm can measure how
+	// long its own computation takes (MPCC's QP solve time) and report it as
+	// a series; a value read from it must never influence what the
+	// algorithm decides, or runs would stop being reproducible.
+	WallNanos() int64
 }
 
 // MaxTimers is the number of timer slots an algorithm instance may use.

@@ -6,13 +6,15 @@ import "testing"
 // the last rate and window the algorithm set, its armed timers, and what it
 // reported.
 type scriptEnv struct {
-	now    Time
-	rate   int64
-	window int64
-	timers map[int]Time
-	gauges map[int]float64
-	events map[int][]float64
-	rand   []float64 // values Rand returns in turn (congestion points)
+	now      Time
+	rate     int64
+	window   int64
+	timers   map[int]Time
+	gauges   map[int]float64
+	events   map[int][]float64
+	rand     []float64 // values Rand returns in turn (congestion points)
+	wall     int64     // WallNanos: advances by wallStep at every read
+	wallStep int64
 }
 
 func newEnv() *scriptEnv {
@@ -26,6 +28,10 @@ func (e *scriptEnv) SetTimer(slot int, at Time)  { e.timers[slot] = at }
 func (e *scriptEnv) CancelTimer(slot int)        { delete(e.timers, slot) }
 func (e *scriptEnv) Gauge(series int, v float64) { e.gauges[series] = v }
 func (e *scriptEnv) Event(series int, v float64) { e.events[series] = append(e.events[series], v) }
+func (e *scriptEnv) WallNanos() int64 {
+	e.wall += e.wallStep
+	return e.wall
+}
 func (e *scriptEnv) Rand() float64 {
 	if len(e.rand) == 0 {
 		return 0

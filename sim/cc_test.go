@@ -90,6 +90,7 @@ type probeOpts struct {
 	rxWindow     int64
 	cpEvery      int
 	toggle       bool
+	stats        bool // summarise probe_acks in the results
 }
 
 // probeAlgo returns an algorithm whose senders are recorded in *got.
@@ -98,8 +99,9 @@ func probeAlgo(o probeOpts, got *[]*probe) sim.AlgoSpec {
 		Name:            "probe",
 		AckHighPriority: o.ackHigh,
 		INT:             o.intSpec,
-		Param:           []cc.Param{{Name: "rateGbps", Kind: cc.KindNumber, Min: 0, Max: 1000, Default: 0, Live: true}},
-		Series:          []cc.SeriesSpec{{Name: "probe_gauge"}, {Name: "probe_acks"}},
+		Param: []cc.Param{{Name: "rateGbps", Kind: cc.KindNumber, Min: 0, Max: 1000, Default: 0, Live: true},
+			{Name: "countTimeout", Kind: cc.KindTime, Unit: "us", Min: 0, Max: 1e6, Default: 0, Live: true}},
+		Series: []cc.SeriesSpec{{Name: "probe_gauge"}, {Name: "probe_acks", Stats: o.stats}},
 		NewSender: func(info cc.FlowInfo, p cc.Params) cc.Sender {
 			pr := &probe{rate: o.rate, window: o.window, timerEvery: o.timerEvery, params: map[string]float64{}, toggle: o.toggle}
 			*got = append(*got, pr)
@@ -112,7 +114,7 @@ func probeAlgo(o probeOpts, got *[]*probe) sim.AlgoSpec {
 	if o.cpEvery > 0 {
 		a.NewCongestionPoint = func(cc.PortInfo, cc.Params) cc.CongestionPoint { return &probeCP{every: o.cpEvery} }
 	}
-	return sim.AlgoSpec{Algo: a, Params: cc.Params{"rateGbps": 0}}
+	return sim.AlgoSpec{Algo: a, Params: cc.Params{"rateGbps": 0, "countTimeout": 0}}
 }
 
 // INT: every ACK echoes one record per switch with the port's rate, the
@@ -186,6 +188,62 @@ func TestFlowCountIdleTimeout(t *testing.T) {
 	}
 	if fmt.Sprint(seq) != "[1 2 1]" {
 		t.Errorf("flow counts seen by flow 0: %v, want [1 2 1]", seq)
+	}
+}
+
+// An algorithm parameter can own the flow counters' idle timeout
+// (cc.IntSpec.FlowCountTimeoutParam, MPCC's countTimeout): at 0 the switch's
+// timeout (here 1 s, so the second flow is never forgotten) holds; a live
+// change to 20 µs at 400 µs makes the counters forget it 20 µs after its
+// last packet (it sends 100 KB from 100 µs: about 100 µs at 10 Gbps).
+func TestFlowCountTimeoutParam(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		var got []*probe
+		tp := dumbbell(2, 10e9, sim.Microsecond)
+		cfg := baseConfig(t, tp, probeAlgo(probeOpts{rate: cc.Unlimited, window: 20_000,
+			intSpec: cc.IntSpec{FixedBytes: 32, FlowCount: true, FlowCountTimeoutParam: "countTimeout"}}, &got))
+		cfg.Switch.FlowCountTimeout = sim.Second
+		cfg.Flows = []sim.FlowSpec{
+			tp.flow("h0", "r0", 1_000_000, 0),
+			tp.flow("h1", "r0", 100_000, 100*sim.Microsecond),
+		}
+		want := "[1 2]"
+		if live {
+			cfg.Events = []sim.EventSpec{{At: 400 * sim.Microsecond, Kind: sim.EventParams, Algo: -1,
+				Params: map[string]float64{"countTimeout": 20}}}
+			want = "[1 2 1]"
+		}
+		run(t, cfg)
+		var seq []int32
+		for _, hops := range got[0].ints {
+			if n := hops[0].Flows; len(seq) == 0 || seq[len(seq)-1] != n {
+				seq = append(seq, n)
+			}
+		}
+		if fmt.Sprint(seq) != want {
+			t.Errorf("live change %v: flow counts seen by flow 0: %v, want %s", live, seq, want)
+		}
+	}
+}
+
+// An event series that asks for it is summarised in the results (count,
+// mean, nearest-rank p50 and p99, max) even with telemetry off: the probe
+// reports 1, 2, …, n at its n-th ACK, for each of two flows of 20 packets
+// (19 ACKs reach the algorithm: the last one finishes the flow).
+func TestSeriesStats(t *testing.T) {
+	var got []*probe
+	tp := dumbbell(2, 10e9, sim.Microsecond)
+	cfg := baseConfig(t, tp, probeAlgo(probeOpts{rate: cc.Unlimited, window: cc.Unlimited, stats: true}, &got))
+	cfg.Telemetry.Interval = 0
+	cfg.Flows = []sim.FlowSpec{tp.flow("h0", "r0", 20_000, 0), tp.flow("h1", "r0", 20_000, 0)}
+	_, r := run(t, cfg)
+	if len(r.SeriesStats) != 1 {
+		t.Fatalf("series stats %+v", r.SeriesStats)
+	}
+	st := r.SeriesStats[0]
+	// values 1..19 twice: sorted, rank ⌊38·0.5⌋ = 19 is 10, rank ⌊38·0.99⌋ = 37 is 19
+	if st.Name != "probe_acks" || st.Count != 38 || st.Mean != 10 || st.P50 != 10 || st.P99 != 19 || st.Max != 19 {
+		t.Fatalf("stats %+v, want 38 values, mean 10, p50 10, p99 19, max 19", st)
 	}
 }
 

@@ -172,6 +172,10 @@ type Config struct {
 	Telemetry TelemetryConfig
 	Seed      uint64
 	Duration  Time // 0: until every flow has finished (capped at MaxDuration)
+	// WallClock is what algorithms read through cc.Env.WallNanos to time
+	// their own work (nanoseconds); nil is the process's monotonic clock.
+	// Tests set it to make solve-time series reproducible.
+	WallClock func() int64
 }
 
 // FieldError is a Config problem that a scenario field is responsible for

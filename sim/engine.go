@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"cclab/cc"
 )
@@ -90,6 +91,11 @@ type Sim struct {
 	// checks records the first invariant violation (a negative queue, a queue
 	// above its switch's buffer); Run reports it as an error.
 	check error
+
+	// the wall clock algorithms may read to time their own work
+	// (cc.Env.WallNanos), and the event series summarised in the results
+	wall   func() int64
+	sstats []seriesStat
 }
 
 // algoRun is one AlgoSpec as the run uses it.
@@ -102,6 +108,7 @@ type algoRun struct {
 	intFixed  int32
 	intPerHop int32
 	series    []Metric // metric id of each of the algorithm's series
+	statOf    []int32  // index in Sim.sstats of each series, -1 if not summarised
 	receivers map[int32]cc.Receiver
 }
 
@@ -267,6 +274,11 @@ func New(cfg Config) (*Sim, error) {
 		return nil, errors.New("sim: no algorithm")
 	}
 	s := &Sim{cfg: cfg, pk: newPool(), groupLeft: map[int]int{}, groupAfter: map[int][]int32{}}
+	s.wall = cfg.WallClock
+	if s.wall == nil {
+		origin := time.Now()
+		s.wall = func() int64 { return int64(time.Since(origin)) }
+	}
 	s.end = MaxDuration
 	if cfg.Duration > 0 {
 		s.end = cfg.Duration
@@ -410,6 +422,21 @@ func (s *Sim) initQueue() {
 	s.q.init(max(width, 256), span)
 }
 
+// flowCountTimeout is the switches' flow-count idle timeout: the first
+// algorithm parameter that sets it (cc.IntSpec.FlowCountTimeoutParam) when
+// positive, else switch.flowCountTimeout.
+func (s *Sim) flowCountTimeout() Time {
+	for i := range s.algos {
+		a := &s.algos[i]
+		if name := a.spec.Algo.INT.FlowCountTimeoutParam; name != "" {
+			if v := a.params[name]; v > 0 {
+				return Time(v * float64(Microsecond))
+			}
+		}
+	}
+	return s.cfg.Switch.FlowCountTimeout
+}
+
 func (s *Sim) buildAlgos() error {
 	s.algos = make([]algoRun, len(s.cfg.Algos))
 	for i, a := range s.cfg.Algos {
@@ -439,7 +466,26 @@ func (s *Sim) buildAlgos() error {
 	}
 	s.intOn = s.cfg.Switch.INT
 	if s.flowCount {
-		s.fc.init(len(s.ports), s.cfg.Switch.FlowCountTimeout)
+		s.fc.init(len(s.ports), s.flowCountTimeout())
+	}
+	// event series summarised in the results, one per distinct name
+	for i := range s.algos {
+		a := &s.algos[i]
+		for _, ser := range a.spec.Algo.Series {
+			idx := int32(-1)
+			if ser.Stats {
+				for j := range s.sstats {
+					if s.sstats[j].name == ser.Name {
+						idx = int32(j)
+					}
+				}
+				if idx < 0 {
+					idx = int32(len(s.sstats))
+					s.sstats = append(s.sstats, seriesStat{name: ser.Name})
+				}
+			}
+			a.statOf = append(a.statOf, idx)
+		}
 	}
 	// congestion points (QCN): one per switch egress port, of the first
 	// algorithm in the run that has one

@@ -85,8 +85,13 @@ func (e *flowEnv) Event(series int, v float64) {
 	if series < 0 || series >= len(a.series) {
 		return
 	}
+	if k := a.statOf[series]; k >= 0 {
+		s.sstats[k].add(v)
+	}
 	s.tel.event(s, a.series[series], e.f, v)
 }
+
+func (e *flowEnv) WallNanos() int64 { return e.s.wall() }
 
 // afterCC applies what an algorithm callback changed: a new rate or window
 // may let the NIC send now.

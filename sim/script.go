@@ -109,6 +109,9 @@ func (s *Sim) ApplyParams(algo int, params map[string]float64) error {
 					}
 				}
 			}
+			if s.flowCount && name == a.spec.Algo.INT.FlowCountTimeoutParam {
+				s.fc.timeout = s.flowCountTimeout()
+			}
 			for pid := range s.ports {
 				if cp := s.ports[pid].cp; cp != nil && s.cpAlgo == i {
 					if err := cp.SetParam(name, v); err != nil {

@@ -84,6 +84,131 @@ func (h *qhist) percentile(p float64) int64 {
 	return bucketLow(len(h.t) - 1)
 }
 
+// seriesStat summarises every value of one event series (cc.SeriesSpec.Stats)
+// in a histogram with qhist's buckets: exact below 256, within 0.8% above.
+type seriesStat struct {
+	name   string
+	counts []int64
+	n      int64
+	sum    float64
+	max    float64
+}
+
+func (st *seriesStat) add(v float64) {
+	if v != v { // NaN
+		return
+	}
+	b := 0
+	if v >= 1 {
+		b = bucketOf(int64(min(v, 1<<62)))
+	}
+	if b >= len(st.counts) {
+		n := max(b+1, 2*len(st.counts))
+		c := make([]int64, n)
+		copy(c, st.counts)
+		st.counts = c
+	}
+	st.counts[b]++
+	if st.n == 0 || v > st.max {
+		st.max = v
+	}
+	st.n++
+	st.sum += v
+}
+
+// percentile is the nearest-rank percentile (the value of rank ⌊n·p⌋ in
+// sorted order), reported as its bucket's lower bound.
+func (st *seriesStat) percentile(p float64) float64 {
+	rank := int64(float64(st.n) * p)
+	if rank >= st.n {
+		rank = st.n - 1
+	}
+	var cum int64
+	for b, c := range st.counts {
+		cum += c
+		if cum > rank {
+			return float64(bucketLow(b))
+		}
+	}
+	return st.max
+}
+
+// SeriesStats summarises one event series over the run.
+type SeriesStats struct {
+	Name  string
+	Count int64
+	Mean  float64
+	P50   float64 // nearest rank, exact below 256 and within 0.8% above
+	P99   float64
+	Max   float64 // exact
+}
+
+// QueueDist is the time-weighted distribution of the queue length over a set
+// of egress ports: each port contributes every instant of the run, so the
+// fraction at or below a length is the share of port-time spent there (what
+// sampling every port at a very fine interval would give).
+type QueueDist struct {
+	Ports               int
+	P50, P90, P99, P999 int64 // bucket lower bounds, as PortResult's percentiles
+	Max                 int64 // exact
+	CDF                 []CDFPoint
+}
+
+// CDFPoint is the fraction of port-time with a queue of at most Bytes.
+type CDFPoint struct {
+	Bytes    int64
+	Fraction float64
+}
+
+// cdfPoints are the lengths at which QueueDist.CDF is reported.
+var cdfPoints = []int64{0, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000,
+	1_000_000, 2_000_000, 5_000_000, 10_000_000}
+
+// queueDist merges the histograms of the switch egress ports (already
+// advanced to the end of the run).
+func (s *Sim) queueDist() QueueDist {
+	var merged qhist
+	d := QueueDist{}
+	for pid := range s.ports {
+		p := &s.ports[pid]
+		if p.host {
+			continue
+		}
+		d.Ports++
+		d.Max = max(d.Max, p.st.max)
+		if len(p.st.hist.t) > len(merged.t) {
+			t := make([]Time, len(p.st.hist.t))
+			copy(t, merged.t)
+			merged.t = t
+		}
+		for b, dt := range p.st.hist.t {
+			merged.t[b] += dt
+		}
+	}
+	d.P50, d.P90, d.P99, d.P999 = merged.percentile(0.5), merged.percentile(0.9), merged.percentile(0.99), merged.percentile(0.999)
+	var total Time
+	for _, dt := range merged.t {
+		total += dt
+	}
+	if total == 0 {
+		return d
+	}
+	for _, x := range cdfPoints {
+		// buckets whose lengths are all ≤ x: those below x's own bucket, and
+		// x's bucket when x is its lower bound's exact value (below 256)
+		var cum Time
+		lim := bucketOf(x)
+		for b := 0; b < len(merged.t) && b <= lim; b++ {
+			if b == lim && bucketLow(b) != x {
+				break
+			}
+			cum += merged.t[b]
+		}
+		d.CDF = append(d.CDF, CDFPoint{Bytes: x, Fraction: float64(cum) / float64(total)})
+	}
+	return d
+}
+
 // FlowResult is one flow's outcome.
 type FlowResult struct {
 	ID        int
@@ -132,6 +257,12 @@ type Result struct {
 	// seen at any switch.
 	MaxSwitchBuffer int64
 	Retransmitted   int64 // payload bytes
+	// SeriesStats summarises the algorithm event series that ask for it
+	// (cc.SeriesSpec.Stats), such as MPCC's qp_solve_ns.
+	SeriesStats []SeriesStats
+	// SwitchQueues is the queue-length distribution over every switch
+	// egress port (the MPCC thesis' queue CDF over all switches).
+	SwitchQueues QueueDist
 }
 
 // FlowsFinished counts the finished flows.
@@ -194,6 +325,15 @@ func (s *Sim) Result() *Result {
 		}
 	}
 	r.Jain = s.jain(end)
+	r.SwitchQueues = s.queueDist()
+	for i := range s.sstats {
+		st := &s.sstats[i]
+		ss := SeriesStats{Name: st.name, Count: st.n}
+		if st.n > 0 {
+			ss.Mean, ss.P50, ss.P99, ss.Max = st.sum/float64(st.n), st.percentile(0.5), st.percentile(0.99), st.max
+		}
+		r.SeriesStats = append(r.SeriesStats, ss)
+	}
 	return r
 }
 

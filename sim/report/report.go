@@ -180,6 +180,30 @@ type Summary struct {
 	MaxBaseRTTns      float64               `json:"max_base_rtt_ns"`
 	MaxBDPBytes       int64                 `json:"max_bdp_bytes"`
 	Retransmitted     int64                 `json:"retransmitted_bytes"`
+	SwitchQueues      SwitchQueues          `json:"switch_queues"`
+	SeriesStats       map[string]SeriesStat `json:"series_stats"`
+}
+
+// SwitchQueues is the queue-length distribution over every switch egress
+// port, time-weighted (the MPCC thesis' "queue CDF over all switches").
+type SwitchQueues struct {
+	Ports int   `json:"ports"`
+	P50   int64 `json:"p50"`
+	P90   int64 `json:"p90"`
+	P99   int64 `json:"p99"`
+	P999  int64 `json:"p999"`
+	Max   int64 `json:"max"`
+	// CDF is [[bytes, fraction of port-time with at most that queue], ...].
+	CDF [][2]float64 `json:"cdf"`
+}
+
+// SeriesStat summarises one event series over the run (MPCC's qp_solve_ns).
+type SeriesStat struct {
+	Count int64    `json:"count"`
+	Mean  *float64 `json:"mean"`
+	P50   *float64 `json:"p50"`
+	P99   *float64 `json:"p99"`
+	Max   *float64 `json:"max"`
 }
 
 // Size buckets of fct_slowdown_by_size: <10 KB, 10–100 KB, 100 KB–1 MB,
@@ -255,6 +279,21 @@ func Summarize(r *sim.Result, scenario json.RawMessage, wall time.Duration) *Sum
 			b.Mean, b.P50, b.P95, b.P99 = &st.Mean, &st.P50, &st.P95, &st.P99
 		}
 		s.FCTSlowdownBySize = append(s.FCTSlowdownBySize, b)
+	}
+	q := r.SwitchQueues
+	s.SwitchQueues = SwitchQueues{Ports: q.Ports, P50: q.P50, P90: q.P90, P99: q.P99, P999: q.P999, Max: q.Max,
+		CDF: [][2]float64{}}
+	for _, c := range q.CDF {
+		s.SwitchQueues.CDF = append(s.SwitchQueues.CDF, [2]float64{float64(c.Bytes), c.Fraction})
+	}
+	s.SeriesStats = map[string]SeriesStat{}
+	for _, st := range r.SeriesStats {
+		ss := SeriesStat{Count: st.Count}
+		if st.Count > 0 {
+			st := st
+			ss.Mean, ss.P50, ss.P99, ss.Max = &st.Mean, &st.P50, &st.P99, &st.Max
+		}
+		s.SeriesStats[st.Name] = ss
 	}
 	for _, p := range r.Ports {
 		s.Queues[p.Name] = QueueStats{P50: p.QueueP50, P99: p.QueueP99, Max: p.QueueMax}
