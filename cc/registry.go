@@ -57,6 +57,10 @@ type IntSpec struct {
 	FixedBytes  int64 `json:"fixedBytes"`  // INT added to every data packet (and echoed in its ACK)
 	PerHopBytes int64 `json:"perHopBytes"` // added at every switch the packet crosses
 	FlowCount   bool  `json:"flowCount"`   // needs the switches' active-flow counter (MPCC)
+	// FlowCountTimeoutParam names a time parameter (in µs) that sets the
+	// switches' flow-count idle timeout while this algorithm runs, live
+	// changes included; 0 leaves the scenario's switch.flowCountTimeout.
+	FlowCountTimeoutParam string `json:"flowCountTimeoutParam,omitempty"`
 }
 
 // NeedsSwitches reports whether the algorithm reads telemetry that the
@@ -105,6 +109,10 @@ type SeriesSpec struct {
 	Name string `json:"name"`
 	Unit string `json:"unit"`
 	Help string `json:"help"`
+	// Stats asks the engine to summarise every value of this event series
+	// (count, mean, p50, p99, max) in the run's results, whether or not
+	// telemetry is on (MPCC's qp_solve_ns).
+	Stats bool `json:"stats,omitempty"`
 }
 
 // Params holds resolved parameter values, each in its Param's Unit.
@@ -273,6 +281,7 @@ var algorithms = []*Algorithm{
 	hpccAlgorithm(),
 	qcnAlgorithm(false),
 	qcnAlgorithm(true),
+	mpccAlgorithm(),
 }
 
 // Lookup returns the registered algorithm of that name.

@@ -342,10 +342,6 @@ func TestDeepNesting(t *testing.T) {
 	}
 }
 
-// The contract's example parses once its algorithm exists. Two changes: the
-// algorithm (only none is registered so far) and the duration, because the
-// example's link event at 3ms lies after its 2ms duration, which Parse
-// refuses.
 // contractExample is the example scenario of the contract document
 // (scenario-format.md, the first json block), read from the in-repo copy so
 // the document stays true: it must parse once its algorithm is registered.
@@ -365,21 +361,18 @@ func contractExample(t *testing.T) string {
 }
 
 func TestContractExample(t *testing.T) {
-	example := contractExample(t)
-	_, err := Parse([]byte(example))
-	// mpcc arrives in a later issue; until then the example is valid but for
-	// its algorithm and the parameters that belong to it
-	if err == nil || !strings.Contains(err.Error(), `cc.algorithm: unknown algorithm "mpcc"`) {
-		t.Errorf("err = %v", err)
-	}
-	doc := mustSet(t, example, `cc={"algorithm":"none"}`, `events[0].params={"windowBDPs":2}`)
-	s := mustParse(t, doc)
-	if s.Switch.ECN == nil || s.Switch.ECN.Kmax != 1600e3 || len(s.Workload) != 4 {
+	doc := contractExample(t)
+	s := mustParse(t, []byte(doc))
+	if s.CC.Algorithm != "mpcc" || s.CC.Params["wr"] != 10 || s.Switch.ECN == nil || s.Switch.ECN.Kmax != 1600e3 || len(s.Workload) != 4 {
 		t.Errorf("scenario %+v", s)
 	}
-	_, err = Parse(mustSet(t, string(doc), "duration=2ms"))
+	// the live change in the example names one of MPCC's parameters
+	if len(s.Events) != 2 || s.Events[0].Params["wr"] != 100 {
+		t.Errorf("events %+v", s.Events)
+	}
+	_, err := Parse(mustSet(t, doc, "duration=2ms"))
 	if err == nil || !strings.Contains(err.Error(), "events[1].at: 3ms is after the duration (2ms)") {
 		t.Errorf("err = %v", err)
 	}
-	build(t, doc)
+	build(t, []byte(doc))
 }
