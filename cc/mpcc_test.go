@@ -254,3 +254,31 @@ func TestMPCCFeasibleMatchesSolver(t *testing.T) {
 		t.Fatalf("%d of %d cases infeasible: the sample does not straddle the boundary", infeasible, agree)
 	}
 }
+
+// The window history keeps running totals in a ring: the sum of the last n
+// windows is exact (to rounding) across the wrap, for every n it can hold.
+func TestMPCCHistoryRing(t *testing.T) {
+	m, _ := newMPCC(t, nil)
+	var all []float64
+	r := rand.New(rand.NewPCG(9, 9))
+	for k := 0; k < 3*mpccHistory+17; k++ {
+		m.w = 3750 * r.Float64()
+		m.record()
+		all = append(all, m.w)
+		for _, n := range []int{0, 1, 5, m.nh / 2, m.nh} {
+			if n > m.nh {
+				continue
+			}
+			want := 0.0
+			for _, w := range all[len(all)-n:] {
+				want += w
+			}
+			if got := m.recent(n); math.Abs(got-want) > 1e-6*(1+want) {
+				t.Fatalf("after %d windows: sum of the last %d = %.9g, want %.9g", k+1, n, got, want)
+			}
+		}
+	}
+	if m.nh != mpccHistory-1 {
+		t.Fatalf("history holds %d, want %d", m.nh, mpccHistory-1)
+	}
+}

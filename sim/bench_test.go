@@ -168,9 +168,10 @@ func bareQueueNs(n int) float64 {
 }
 
 // The fat-tree workload at seed 8 under each algorithm: what congestion
-// control costs the engine (DCQCN's timers, HPCC's INT, QCN's feedback).
+// control costs the engine (DCQCN's timers, HPCC's INT, QCN's feedback,
+// MPCC's QP on every ACK).
 func BenchmarkFatTree16Algorithms(b *testing.B) {
-	for _, algo := range []string{"none", "dcqcn", "timely", "dctcp", "hpcc", "qcn"} {
+	for _, algo := range []string{"none", "dcqcn", "timely", "dctcp", "hpcc", "qcn", "mpcc"} {
 		b.Run(algo, func(b *testing.B) { benchRun(b, fatTree16(b, 8, algo)) })
 	}
 }

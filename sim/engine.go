@@ -292,6 +292,9 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s.rt.compute(s)
 	s.computeBaseRTTs()
+	if s.flowCount {
+		s.fc.timeout = s.flowCountTimeout() // may depend on the base RTTs
+	}
 	s.rtoMin = s.minRTO()
 	if err := s.buildFlows(); err != nil {
 		return nil, err
@@ -422,9 +425,14 @@ func (s *Sim) initQueue() {
 	s.q.init(max(width, 256), span)
 }
 
-// flowCountTimeout is the switches' flow-count idle timeout: the first
-// algorithm parameter that sets it (cc.IntSpec.FlowCountTimeoutParam) when
-// positive, else switch.flowCountTimeout.
+// flowCountTimeout is the switches' flow-count idle timeout. The first
+// algorithm with a parameter that sets it (cc.IntSpec.FlowCountTimeoutParam)
+// decides: a positive value is the timeout; 0 is the larger of
+// switch.flowCountTimeout and four times the largest base RTT, so that a
+// flow sending one packet per RTT stays counted even when queueing has
+// stretched its RTT to four base RTTs (with 1 ms links the fixed 100 µs
+// would forget every flow between two of its packets). Without such an
+// algorithm, switch.flowCountTimeout.
 func (s *Sim) flowCountTimeout() Time {
 	for i := range s.algos {
 		a := &s.algos[i]
@@ -432,6 +440,7 @@ func (s *Sim) flowCountTimeout() Time {
 			if v := a.params[name]; v > 0 {
 				return Time(v * float64(Microsecond))
 			}
+			return max(s.cfg.Switch.FlowCountTimeout, 4*s.maxRTT)
 		}
 	}
 	return s.cfg.Switch.FlowCountTimeout

@@ -137,6 +137,42 @@ func TestMPCCExp1(t *testing.T) {
 	}
 }
 
+// Fig. 3.5's setting (Exp. 1 with every link at 1 ms, extract §1.3 E0d):
+// the queue at s0->s1 starts 1 ms after the senders (one link delay plus a
+// packet time, 8.64 µs); the senders see it in the INT of their ACKs five
+// link delays later, at 6 ms (thesis: "a delay of 6 ms"); ±0.2 ms covers
+// the serialisation of the data and ACKs on five links and the 20 µs sample
+// grid. MPCC then converges: over the last 20 ms of 60 the queue is below
+// 2 KB on average (it drains the ~2 MB the line-rate start built in 6 ms).
+func TestMPCCExp1Delay1ms(t *testing.T) {
+	c := &collector{}
+	s, _, _ := libraryRun(t, "mpcc-exp1-1ms", "", nil, c)
+	onset := func(ts, v []float64) float64 {
+		for i := range v {
+			if v[i] > 0 {
+				return ts[i]
+			}
+		}
+		return math.Inf(1)
+	}
+	ts, q := queueSeries(s, c, "s0->s1")
+	ti, qi := series(s, c, "mpcc_q_int_bytes", "0")
+	tp, qp := series(s, c, "mpcc_q_pred_bytes", "0")
+	tq, ti0, tp0 := onset(ts, q), onset(ti, qi), onset(tp, qp)
+	mean := meanFrom(ts, q, 40e-3)
+	t.Logf("queue at s0->s1 from %.3f ms; seen in INT from %.3f ms; predicted from %.3f ms; last-20-ms mean queue %.0f B",
+		tq*1e3, ti0*1e3, tp0*1e3, mean)
+	if tq < 1e-3 || tq > 1.05e-3 {
+		t.Errorf("the queue starts at %.3f ms, want 1 ms + a packet time", tq*1e3)
+	}
+	if ti0 < 5.8e-3 || ti0 > 6.2e-3 {
+		t.Errorf("the senders see the queue at %.3f ms, want 6 ms ± 0.2", ti0*1e3)
+	}
+	if mean >= 2000 {
+		t.Errorf("mean queue %.0f B over the last 20 ms, want < 2 KB", mean)
+	}
+}
+
 // A fake wall clock makes MPCC runs byte-for-byte reproducible, solve times
 // included: two runs give the same samples, and every solve took exactly
 // the clock's step.
