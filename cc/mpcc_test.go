@@ -22,10 +22,25 @@ func newMPCC(t *testing.T, over map[string]float64) (*mpcc, *scriptEnv) {
 
 func hop(q int64, n int32, rate int64) IntHop { return IntHop{Qlen: q, Flows: n, Rate: rate} }
 
+// ack is an ACK with an INT stack and inflight bytes still unacknowledged.
+func ack(inflight int64, hops ...IntHop) *Ack {
+	return &Ack{Packets: 1, SndUna: 10_000, SndNxt: 10_000 + inflight, INT: hops}
+}
+
+// The flow starts at line rate with a window of max BDP (L401), and the
+// packets of that start (⌈3750/1000⌉ = 4, one packet time apart) are the
+// history its first ACKs predict from.
 func TestMPCCStart(t *testing.T) {
 	m, env := newMPCC(t, nil)
 	if m.pkt != 1080 || env.window != 3750 || env.rate != 1e9 {
 		t.Fatalf("start: packet %g B, window %d, rate %d; want 1080, maxBDP 3750, line rate", m.pkt, env.window, env.rate)
+	}
+	if m.nh != 4 {
+		t.Fatalf("%d steps of history at the start, want 4", m.nh)
+	}
+	dt, dtw := m.recent(4)
+	if math.Abs(dt-4*8.64e-6) > 1e-15 || math.Abs(dtw-4*8.64e-6*3750) > 1e-9 {
+		t.Fatalf("start history: Σdt %g, ΣdtW %g", dt, dtw)
 	}
 }
 
@@ -34,7 +49,7 @@ func TestMPCCStart(t *testing.T) {
 // W_f = R_out·P_BD/(R_in·N).
 func TestMPCCSelectsMostCongestedHop(t *testing.T) {
 	m, env := newMPCC(t, nil)
-	m.OnAck(env, &Ack{INT: []IntHop{hop(500, 2, 1e9), hop(2000, 4, 2e9), hop(2000, 3, 1e9)}})
+	m.OnAck(env, ack(0, hop(500, 2, 1e9), hop(2000, 4, 2e9), hop(2000, 3, 1e9)))
 	if env.gauges[mpccSeriesN] != 4 || env.gauges[mpccSeriesQInt] != 2000 {
 		t.Fatalf("selected N %g, Q %g; want hop 1 (N 4, Q 2000)", env.gauges[mpccSeriesN], env.gauges[mpccSeriesQInt])
 	}
@@ -43,175 +58,298 @@ func TestMPCCSelectsMostCongestedHop(t *testing.T) {
 	}
 }
 
-// Every queue empty: with solveOnEmpty off (the thesis' rule, L552) the
-// window is kept and no QP is solved. With it on (the default) the
-// controller solves at the hop with the most flows with Q = 0; with nothing
-// in flight above the fair share the optimum is U = 0, i.e. the fair window.
+// Every queue empty: no QP. With growOnEmpty off (the thesis' rule, L552)
+// the window is kept whatever it is. With it on (the default) a window above
+// the fair share of the tightest hop (here the 4-flow hop: 937.5 B, not the
+// 2-flow one) is kept too, and one below it is raised to it.
 func TestMPCCEmptyQueues(t *testing.T) {
-	m, env := newMPCC(t, map[string]float64{"solveOnEmpty": 0})
-	m.w = 500
-	m.apply(env)
 	empty := []IntHop{hop(0, 2, 1e9), hop(0, 4, 1e9)}
-	m.OnAck(env, &Ack{INT: empty})
-	if m.w != 500 || env.window != 500 || len(env.events[mpccSeriesSolve]) != 0 {
-		t.Fatalf("empty queues: window %g (engine %d), %d solves; want the window kept and no solve",
-			m.w, env.window, len(env.events[mpccSeriesSolve]))
+	cases := []struct {
+		grow      float64
+		w, want   float64
+		applied   int64
+		wantGauge float64
+	}{
+		{0, 500, 500, 500, 937.5},
+		{1, 500, 937.5, 937, 937.5},
+		{1, 2000, 2000, 2000, 937.5},
+		{0, 2000, 2000, 2000, 937.5},
 	}
-	m, env = newMPCC(t, nil) // solveOnEmpty is the default
-	m.w = 500
-	m.apply(env)
-	m.OnAck(env, &Ack{INT: empty})
-	if want := 1e9 * 3750 / (1e9 * 4); math.Abs(m.w-want) > 1e-6 || len(env.events[mpccSeriesSolve]) != 1 {
-		t.Fatalf("solveOnEmpty: window %g, want the fair share of the 4-flow hop %g", m.w, want)
+	for _, c := range cases {
+		m, env := newMPCC(t, map[string]float64{"growOnEmpty": c.grow})
+		m.w = c.w
+		m.apply(env)
+		m.OnAck(env, ack(0, empty...))
+		if m.w != c.want || env.window != c.applied || len(env.events[mpccSeriesSolve]) != 0 || env.gauges[mpccSeriesWFair] != c.wantGauge {
+			t.Errorf("growOnEmpty %g from %g: window %g (engine %d), %d solves, W_f %g; want %g, %d, no solve, %g",
+				c.grow, c.w, m.w, env.window, len(env.events[mpccSeriesSolve]), env.gauges[mpccSeriesWFair], c.want, c.applied, c.wantGauge)
+		}
 	}
 }
 
-// mpccStep reproduces the controller's model constants for one ACK.
-func mpccStep(m *mpcc, hops []IntHop, sel int) (wf, b float64, tau int) {
-	d := m.baseRTT
-	for _, h := range hops {
-		d += float64(h.Qlen) * 8 / float64(h.Rate)
-	}
-	n := float64(hops[sel].Flows)
-	wf = float64(hops[sel].Rate) * m.pbd / (m.lineRate * n)
-	dt := m.pkt * d / math.Max(m.w, m.pkt)
-	b = dt * n * m.lineRate / (8 * m.pbd)
-	return wf, b, int(math.Round(d / dt))
-}
-
-// Horizon 1 and no bound active: the first move is the closed form
-// W̄ = −B·W_Q·x/(B²·W_Q + W_R) (extract §2.8, step 5), with B from
-// Δt = 1080·D/W (A.2) and D the base RTT plus the queueing delay (eq. 2.2).
-func TestMPCCClosedFormHorizon1(t *testing.T) {
+// The model constants of Exp. 1 in the extract's numbers (§1.4, §2.9): at
+// W = P_BD = 3750 B, D = 30 µs and N = 4, Δt = 1080·30 µs/3750 = 8.64 µs and
+// B = Δt·N·R_in/(8·P_BD) = 1.152. With nothing in flight (τ = 0) the
+// prediction is the INT queue, and at horizon 1 the unconstrained move is
+// W̄ = −B·W_Q·x/(B²·W_Q + W_R) (extract §2.8 step 5).
+func TestMPCCConstantsAndClosedForm(t *testing.T) {
 	m, env := newMPCC(t, map[string]float64{"horizon": 1, "wq": 1, "wr": 10})
-	hops := []IntHop{hop(0, 4, 1e9), hop(300, 4, 1e9)}
-	wf, b, _ := mpccStep(m, hops, 1)
-	m.OnAck(env, &Ack{INT: hops}) // first ACK: no history, x = Q
-	x := 300.0
-	want := wf - b*x/(b*b+10)
+	// a queue of 300 B adds 2.4 µs to D: Δt = 1080·32.4 µs/3750
+	m.OnAck(env, ack(0, hop(300, 4, 1e9)))
+	b := 1080 * 32.4e-6 / 3750 * 4 * 1e9 / (8 * 3750)
+	want := 937.5 - b*300/(b*b+10)
 	if math.Abs(m.w-want) > 1e-6 {
-		t.Fatalf("window %.6f, want W_f + W̄ = %.6f (B %.4f)", m.w, want, b)
+		t.Fatalf("window %.6f, want W_f + W̄ = %.6f (B %.6f)", m.w, want, b)
 	}
-	if env.window != int64(m.w) {
-		t.Fatalf("engine window %d, want %d", env.window, int64(m.w))
+	if env.gauges[mpccSeriesQPred] != 300 {
+		t.Fatalf("prediction %g with nothing in flight, want the INT queue 300", env.gauges[mpccSeriesQPred])
 	}
-	// pacing at R_in·W/P_BD, not below one packet per base RTT
-	if want := int64(1e9 * math.Max(m.w, 1080) / 3750); env.rate != want {
+	// without the queue term: exactly the extract's B = 1.152
+	m2, env2 := newMPCC(t, map[string]float64{"horizon": 1})
+	m2.OnAck(env2, ack(0, hop(1, 4, 1e9)))
+	b2 := 1080 * (30e-6 + 8e-9) / 3750 * 4 * 1e9 / (8 * 3750)
+	if math.Abs(b2-1.152) > 1e-3 {
+		t.Fatalf("B %g, want 1.152", b2)
+	}
+	if want := 937.5 - b2*1/(b2*b2+10); math.Abs(m2.w-want) > 1e-9 {
+		t.Fatalf("window %.9f, want %.9f", m2.w, want)
+	}
+	// pacing at R_in·W/P_BD
+	if want := int64(1e9 * m.w / 3750); env.rate != want {
 		t.Fatalf("pacing %d bps, want %d", env.rate, want)
 	}
 }
 
-// The delayed model (eq. 3.7, A = 1): x = Q + B·Σ_{i<τ} (W(k−1−i) − W_f)
-// over the last τ = round(D/Δt) windows, most recent first.
+// The delayed model (eq. 3.7): the INT queue plus what the steps still in
+// flight add, each by eq. 3.5 with its own Δt_i and W_i at today's N and
+// R_out: x = Q + Σ (N·R_in·W_i/P_BD − R_out)·Δt_i/8 over the last τ steps, τ
+// the ACKs to come for the bytes in flight. With a constant Δt this is
+// Q + B·Σ(W_i − W_f).
 func TestMPCCPredictor(t *testing.T) {
 	m, env := newMPCC(t, nil)
-	for _, w := range []float64{3000, 2500, 2000, 1500, 1200, 1000} {
-		m.w = w
-		m.record()
+	// replace the start history with known steps, most recent last
+	for _, s := range []struct{ w, dt float64 }{{3000, 9e-6}, {2500, 10e-6}, {2000, 11e-6}, {1500, 12e-6}, {1200, 13e-6}} {
+		m.w = s.w
+		m.record(s.dt)
 	}
-	m.w = 1000
-	hops := []IntHop{hop(2160, 4, 1e9)}
-	wf, b, tau := mpccStep(m, hops, 0)
-	if tau != 1 {
-		// W = 1000 < one packet: Δt = D, one step of loop delay
-		t.Fatalf("τ = %d at a one-packet window, want 1", tau)
+	// 2500 B in flight: ⌈2500/1000⌉ = 3 ACKs to come: the last three steps
+	m.OnAck(env, ack(2500, hop(2160, 4, 1e9)))
+	rate := 4 * 1e9 / 3750.0 // N·R_in/P_BD, bits per second per byte of window
+	want := 2160.0
+	for _, s := range []struct{ w, dt float64 }{{2000, 11e-6}, {1500, 12e-6}, {1200, 13e-6}} {
+		want += (rate*s.w - 1e9) * s.dt / 8
 	}
-	m.w = 3000 // three packets in flight: τ = round(3000/1080) = 3
-	wf, b, tau = mpccStep(m, hops, 0)
-	if tau != 3 {
-		t.Fatalf("τ = %d at 3000 B, want 3", tau)
-	}
-	want := 2160 + b*((1000-wf)+(1200-wf)+(1500-wf))
-	m.OnAck(env, &Ack{INT: hops})
 	if got := env.gauges[mpccSeriesQPred]; math.Abs(got-want) > 1e-6 {
 		t.Fatalf("prediction %.6f, want %.6f", got, want)
+	}
+	// a constant Δt gives eq. 3.7 with A = 1
+	m, env = newMPCC(t, nil)
+	for _, w := range []float64{900, 1000, 1100} {
+		m.w = w
+		m.record(20e-6)
+	}
+	m.OnAck(env, ack(3000, hop(5000, 4, 1e9)))
+	b := 20e-6 * 4 * 1e9 / (8 * 3750)
+	want = 5000 + b*((900-937.5)+(1000-937.5)+(1100-937.5))
+	if got := env.gauges[mpccSeriesQPred]; math.Abs(got-want) > 1e-6 {
+		t.Fatalf("constant Δt: prediction %.6f, want Q + B·Σ(W_i − W_f) = %.6f", got, want)
+	}
+}
+
+// host.ackEvery: an ACK for two packets plans steps twice as long (A.1
+// counts one packet per ACK): at horizon 1 the move is the closed form with
+// B doubled; and τ counts ACKs, not packets. The steps recorded are the
+// measured intervals between ACKs (A.2's definition).
+func TestMPCCCoalescedAcks(t *testing.T) {
+	m, env := newMPCC(t, map[string]float64{"horizon": 1})
+	a := ack(0, hop(300, 4, 1e9))
+	a.Packets = 2
+	m.OnAck(env, a)
+	b := 2 * 1080 * 32.4e-6 / 3750 * 4 * 1e9 / (8 * 3750)
+	if want := 937.5 - b*300/(b*b+10); math.Abs(m.w-want) > 1e-6 {
+		t.Fatalf("window %.6f, want %.6f (B for two packets per ACK)", m.w, want)
+	}
+	env.now += 17 * Microsecond
+	m.OnAck(env, a)
+	if dt, _ := m.recent(1); math.Abs(dt-17e-6) > 1e-15 {
+		t.Fatalf("recorded step %g s, want the 17 µs between the ACKs", dt)
 	}
 }
 
 // The corrected QP against the extract's test vectors (§2.9: A = 1,
 // B = 1.152, P_BD = 3750, N = 4, W_f = 937.5): the first move of the plan,
-// to the 3 decimals printed (±0.01), and the infeasible case (x = 20000 >
-// (N−1)·P_BD + B·W_f) solved with softened queue bounds: the harshest cut the
-// box allows, U_0 = −W_f.
+// to the 3 decimals printed (±0.01). The infeasible vector (x = 20000 >
+// (N−1)·P_BD + B·W_f) widens the rows by the smallest slack that makes them
+// feasible: 20000 − 11250 − B·W_f = 7670 at the first step, and then the
+// harshest cut, U_0 = −W_f.
 func TestMPCCQPVectors(t *testing.T) {
 	cases := []struct {
-		x, wr float64
-		p     int
-		u0    float64
-		soft  bool
+		x, wr     float64
+		p         int
+		u0, slack float64
 	}{
-		{11250, 1, 3, -937.5, false},
-		{11250, 10, 3, -937.5, false},
-		{11250, 100, 3, -366.219, false},
-		{300, 10, 3, -65.001, false},
-		{11250, 10, 5, -937.5, false},
-		{300, 10, 5, -75.630, false},
-		{11250, 100, 10, -877.66, false},
-		{300, 10, 20, -79.15, false},
-		{20000, 10, 5, -937.5, true},
+		{11250, 1, 3, -937.5, 0},
+		{11250, 10, 3, -937.5, 0},
+		{11250, 100, 3, -366.219, 0},
+		{300, 10, 3, -65.001, 0},
+		{11250, 10, 5, -937.5, 0},
+		{300, 10, 5, -75.630, 0},
+		{11250, 100, 10, -877.66, 0},
+		{300, 10, 20, -79.15, 0},
+		{20000, 10, 5, -937.5, 7670},
 	}
 	for _, c := range cases {
 		w := newMPCCQP(c.p)
-		u0, soft, ok := w.solve(1.152, 1, c.wr, c.x, 4, 3750, 937.5)
-		if !ok || soft != c.soft || math.Abs(u0-c.u0) > 0.01 {
-			t.Errorf("x %g 1:%g P %d: U0 %.4f soft %v ok %v; want %.3f soft %v", c.x, c.wr, c.p, u0, soft, ok, c.u0, c.soft)
+		u0, slack, ok := w.solve(1.152, 1, c.wr, c.x, 4, 3750, 937.5)
+		// the slack is the least one plus a millionth (well under a byte)
+		if !ok || math.Abs(slack-c.slack) > 0.1 || math.Abs(u0-c.u0) > 0.01 {
+			t.Errorf("x %g 1:%g P %d: U0 %.4f slack %.4f ok %v; want %.3f slack %g", c.x, c.wr, c.p, u0, slack, ok, c.u0, c.slack)
 		}
 	}
 }
 
+// A fast hop shared by few flows (R_out = 4·R_in, N = 2: W_f = 2·P_BD >
+// P_BD): every move drains, and the queue cannot stay ≥ 0 over the horizon.
+// The slack is the least that makes the rows feasible (a hair less is not),
+// the plan is the one that violates them least and, within that, costs
+// least: the flow keeps its full window (U_0 = P_BD − W_f), as it must,
+// since it cannot fill the hop.
+func TestMPCCSoftFastHop(t *testing.T) {
+	const b, x, n, pbd = 1.0, 500.0, 2.0, 3750.0
+	wf := 4 * pbd / n
+	for _, p := range []int{1, 3, 5} {
+		w := newMPCCQP(p)
+		u0, slack, ok := w.solve(b, 1, 10, x, n, pbd, wf)
+		if !ok {
+			t.Fatalf("P %d: not solved", p)
+		}
+		exact := mpccSlack(p, b, x, n, pbd, wf)
+		if want := float64(p)*b*(wf-pbd) - x; math.Abs(exact-want) > 1e-6*want {
+			t.Fatalf("P %d: slack %g, want P·B·(W_f − P_BD) − x = %g", p, exact, want)
+		}
+		if mpccFeasible(p, b, x, n, pbd, wf, exact*(1-1e-6)) || !mpccFeasible(p, b, x, n, pbd, wf, exact) {
+			t.Fatalf("P %d: slack %g is not the least", p, exact)
+		}
+		if slack < exact || math.Abs(u0-(pbd-wf)) > 1e-6 {
+			t.Fatalf("P %d: U0 %g slack %g; want %g (full window) with slack %g", p, u0, slack, pbd-wf, exact)
+		}
+	}
+}
+
+// The interval test of feasibility agrees with the solver's own verdict on
+// the hard problem, over random model constants around and across the
+// boundary (x near (N−1)·P_BD + B·W_f, W_f near P_BD at fast hops).
+func TestMPCCFeasibleMatchesSolver(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	infeasible := 0
+	const cases = 5000
+	for i := 0; i < cases; i++ {
+		p := 1 + r.IntN(10)
+		b := 0.2 + 5*r.Float64()
+		n := float64(1 + r.IntN(8))
+		pbd := 1000 + 150_000*r.Float64()
+		wf := pbd * (0.1 + 4*r.Float64()) / n
+		x := ((n-1)*pbd + b*wf) * (2 * r.Float64())
+		w := newMPCCQP(p)
+		w.solve(b, 1, 10, x, n, pbd, wf) // fills the problem
+		for k := 0; k < p; k++ {         // the hard rows, unwidened
+			w.prob.LBA[k], w.prob.UBA[k] = -x, (n-1)*pbd-x
+		}
+		st, err := w.sol.Solve(&w.prob, w.u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mpccFeasible(p, b, x, n, pbd, wf, 0); got != (st == qp.Optimal) {
+			t.Fatalf("case %d (P %d B %g x %g N %g P_BD %g W_f %g): interval test %v, solver %v", i, p, b, x, n, pbd, wf, got, st)
+		}
+		if st == qp.Infeasible {
+			infeasible++
+		}
+	}
+	if infeasible < cases/10 || infeasible > cases*9/10 {
+		t.Fatalf("%d of %d cases infeasible: the sample does not straddle the boundary", infeasible, cases)
+	}
+}
+
 // A window driven to 0 keeps the flow alive: one byte of window (one packet
-// in flight) and one packet per base RTT of pacing.
+// in flight) and a pacing rate of half a packet per base RTT; without
+// pacing, line rate and the window alone.
 func TestMPCCKeepAlive(t *testing.T) {
 	m, env := newMPCC(t, map[string]float64{"wr": 1})
-	m.OnAck(env, &Ack{INT: []IntHop{hop(11_250, 4, 1e9)}})
+	m.OnAck(env, ack(0, hop(11_250, 4, 1e9)))
 	if m.w != 0 {
 		t.Fatalf("window %g after a full queue at 1:1, want 0 (the extract's first vector)", m.w)
 	}
-	if env.window != 1 || env.rate != int64(1e9*1080/3750) {
-		t.Fatalf("engine window %d, rate %d; want 1 B and one packet per base RTT", env.window, env.rate)
+	if env.window != 1 || env.rate != int64(1e9*540/3750) {
+		t.Fatalf("engine window %d, rate %d; want 1 B and half a packet per base RTT", env.window, env.rate)
 	}
 	m2, env2 := newMPCC(t, map[string]float64{"wr": 1, "pacing": 0})
-	m2.OnAck(env2, &Ack{INT: []IntHop{hop(11_250, 4, 1e9)}})
+	m2.OnAck(env2, ack(0, hop(11_250, 4, 1e9)))
 	if env2.window != 1 || env2.rate != Unlimited {
 		t.Fatalf("without pacing: window %d, rate %d", env2.window, env2.rate)
 	}
 }
 
-// every = k: a QP on every k-th ACK only; its wall time goes out as one
-// qp_solve_ns event per solve (the script's clock advances 7 ns a read).
+// every = k: a QP on every k-th ACK only (the 3rd and 6th of 7), each timed
+// as one qp_solve_ns event (the script's clock advances 7 ns a read), and
+// planned in steps of k ACKs: B is k times the one-ACK value, which a
+// horizon-1 move shows.
 func TestMPCCEveryAndSolveTime(t *testing.T) {
-	m, env := newMPCC(t, map[string]float64{"every": 3})
-	for i := 0; i < 7; i++ {
-		m.OnAck(env, &Ack{INT: []IntHop{hop(5000, 4, 1e9)}})
+	m, env := newMPCC(t, map[string]float64{"every": 3, "horizon": 1})
+	var solvedAt []int
+	for i := 1; i <= 7; i++ {
+		before := len(env.events[mpccSeriesSolve])
+		m.OnAck(env, ack(0, hop(300, 4, 1e9)))
+		if len(env.events[mpccSeriesSolve]) > before {
+			solvedAt = append(solvedAt, i)
+		}
 	}
 	ev := env.events[mpccSeriesSolve]
-	if len(ev) != 2 || ev[0] != 7 || ev[1] != 7 {
-		t.Fatalf("solve events %v, want two of 7 ns (ACKs 3 and 6)", ev)
+	if len(solvedAt) != 2 || solvedAt[0] != 3 || solvedAt[1] != 6 || ev[0] != 7 || ev[1] != 7 {
+		t.Fatalf("solves at ACKs %v with times %v, want ACKs 3 and 6, 7 ns each", solvedAt, ev)
 	}
-	if m.nh != 7 {
-		t.Fatalf("history has %d steps after 7 ACKs", m.nh)
+	// the first solve, from W = P_BD: B = 3·Δt·N·R_in/(8·P_BD)
+	m2, env2 := newMPCC(t, map[string]float64{"every": 3, "horizon": 1})
+	m2.OnAck(env2, ack(0, hop(300, 4, 1e9)))
+	m2.OnAck(env2, ack(0, hop(300, 4, 1e9)))
+	m2.OnAck(env2, ack(0, hop(300, 4, 1e9)))
+	b := 3 * (1080 * 32.4e-6 / 3750) * 4 * 1e9 / (8 * 3750)
+	if want := 937.5 - b*300/(b*b+10); math.Abs(m2.w-want) > 1e-6 {
+		t.Fatalf("window %.6f, want %.6f with B for 3 ACKs", m2.w, want)
 	}
 }
 
-// Live changes: a new horizon takes effect at the next solve; the weights
-// change the answer (a larger W_R cuts less).
+// Live changes: a new horizon takes effect at the next solve, every and
+// pacing at once, and the weights change the answer (a larger W_R cuts less).
 func TestMPCCLiveParams(t *testing.T) {
 	m, env := newMPCC(t, nil)
-	ack := &Ack{INT: []IntHop{hop(3000, 4, 1e9)}}
-	m.OnAck(env, ack)
+	a := ack(0, hop(3000, 4, 1e9))
+	m.OnAck(env, a)
 	if m.qpw.p != 5 {
 		t.Fatalf("horizon %d", m.qpw.p)
 	}
 	if err := m.SetParam(env, "horizon", 10); err != nil {
 		t.Fatal(err)
 	}
-	m.OnAck(env, ack)
+	m.OnAck(env, a)
 	if m.qpw.p != 10 {
 		t.Fatalf("horizon %d after a live change to 10", m.qpw.p)
 	}
+	if err := m.SetParam(env, "pacing", 0); err != nil || env.rate != Unlimited {
+		t.Fatalf("pacing off live: rate %d, err %v", env.rate, err)
+	}
+	if err := m.SetParam(env, "every", 2); err != nil {
+		t.Fatal(err)
+	}
+	n := len(env.events[mpccSeriesSolve])
+	m.OnAck(env, a)
+	m.OnAck(env, a)
+	if got := len(env.events[mpccSeriesSolve]) - n; got != 1 {
+		t.Fatalf("%d solves in two ACKs after every = 2", got)
+	}
 	cut := func(wr float64) float64 {
 		m, env := newMPCC(t, map[string]float64{"wr": wr})
-		m.OnAck(env, ack)
+		m.OnAck(env, a)
 		return m.w
 	}
 	if w10, w100 := cut(10), cut(100); !(w100 > w10) {
@@ -222,63 +360,34 @@ func TestMPCCLiveParams(t *testing.T) {
 	}
 }
 
-// The interval test of feasibility agrees with the solver's own verdict on
-// the hard problem, over random model constants around and across the
-// boundary (x near (N−1)·P_BD + B·W_f, W_f near P_BD at fast hops).
-func TestMPCCFeasibleMatchesSolver(t *testing.T) {
-	r := rand.New(rand.NewPCG(4, 4))
-	agree, infeasible := 0, 0
-	for i := 0; i < 5000; i++ {
-		p := 1 + r.IntN(10)
-		b := 0.2 + 5*r.Float64()
-		n := float64(1 + r.IntN(8))
-		pbd := 1000 + 150_000*r.Float64()
-		wf := pbd * (0.1 + 4*r.Float64()) / n
-		x := ((n-1)*pbd + b*wf) * (2 * r.Float64())
-		w := newMPCCQP(p)
-		w.solve(b, 1, 10, x, n, pbd, wf) // fills the hard problem
-		st, err := w.sh.Solve(&w.hard, w.u)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if mpccFeasible(p, b, x, n, pbd, wf) != (st == qp.Optimal) {
-			t.Fatalf("case %d (P %d B %g x %g N %g P_BD %g W_f %g): interval test %v, solver %v",
-				i, p, b, x, n, pbd, wf, mpccFeasible(p, b, x, n, pbd, wf), st)
-		}
-		agree++
-		if st == qp.Infeasible {
-			infeasible++
-		}
-	}
-	if infeasible < 500 || infeasible > 4500 {
-		t.Fatalf("%d of %d cases infeasible: the sample does not straddle the boundary", infeasible, agree)
-	}
-}
-
-// The window history keeps running totals in a ring: the sum of the last n
-// windows is exact (to rounding) across the wrap, for every n it can hold.
+// The step history keeps running totals in a ring: the sums over the last
+// j steps are exact (to rounding) across the wrap, for every j it holds.
 func TestMPCCHistoryRing(t *testing.T) {
 	m, _ := newMPCC(t, nil)
-	var all []float64
+	type step struct{ dt, w float64 }
+	var all []step
+	for i := 0; i < m.nh; i++ { // the start's history
+		all = append(all, step{8.64e-6, 3750})
+	}
 	r := rand.New(rand.NewPCG(9, 9))
-	for k := 0; k < 3*mpccHistory+17; k++ {
+	for k := 0; k < 3*len(m.cumDt)+17; k++ {
 		m.w = 3750 * r.Float64()
-		m.record()
-		all = append(all, m.w)
-		for _, n := range []int{0, 1, 5, m.nh / 2, m.nh} {
-			if n > m.nh {
-				continue
+		s := step{1e-6 + 1e-5*r.Float64(), m.w}
+		m.record(s.dt)
+		all = append(all, s)
+		for _, j := range []int{0, 1, 3, m.nh / 2, m.nh} {
+			var dt, dtw float64
+			for _, x := range all[len(all)-j:] {
+				dt += x.dt
+				dtw += x.dt * x.w
 			}
-			want := 0.0
-			for _, w := range all[len(all)-n:] {
-				want += w
-			}
-			if got := m.recent(n); math.Abs(got-want) > 1e-6*(1+want) {
-				t.Fatalf("after %d windows: sum of the last %d = %.9g, want %.9g", k+1, n, got, want)
+			gdt, gdtw := m.recent(j)
+			if math.Abs(gdt-dt) > 1e-12*(1+dt) || math.Abs(gdtw-dtw) > 1e-9*(1+dtw) {
+				t.Fatalf("after %d steps, last %d: (%g, %g), want (%g, %g)", len(all), j, gdt, gdtw, dt, dtw)
 			}
 		}
 	}
-	if m.nh != mpccHistory-1 {
-		t.Fatalf("history holds %d, want %d", m.nh, mpccHistory-1)
+	if m.nh != len(m.cumDt)-1 {
+		t.Fatalf("history holds %d, want %d", m.nh, len(m.cumDt)-1)
 	}
 }

@@ -59,7 +59,8 @@ type IntSpec struct {
 	FlowCount   bool  `json:"flowCount"`   // needs the switches' active-flow counter (MPCC)
 	// FlowCountTimeoutParam names a time parameter (in µs) that sets the
 	// switches' flow-count idle timeout while this algorithm runs, live
-	// changes included; 0 leaves the scenario's switch.flowCountTimeout.
+	// changes included (the first such algorithm of a run decides); 0 is
+	// the larger of switch.flowCountTimeout and four base RTTs.
 	FlowCountTimeoutParam string `json:"flowCountTimeoutParam,omitempty"`
 }
 

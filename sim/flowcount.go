@@ -3,7 +3,11 @@ package sim
 // flowCounter counts the active flows of every switch egress port as the MPCC
 // thesis (Appendix A.1) describes: a flow becomes active when one of its
 // packets enters the port's queue, stays active while packets keep coming,
-// and stops counting when none has come for the idle timeout. Instead of one
+// and stops counting when none has come for the idle timeout. One addition:
+// a packet leaving the queue refreshes its flow too, so that a flow whose
+// packets wait in a long queue is not forgotten while they wait (with only
+// arrivals counted, a standing queue longer than the timeout would hide the
+// very flows that build it). Instead of one
 // timer per flow, each port keeps its flows in least-recently-seen order and
 // expires the stale ones lazily whenever it is touched or read, which gives
 // the same count with no events.
@@ -106,10 +110,4 @@ func (c *flowCounter) touch(port, flow int32, now Time) {
 	c.append(l, i)
 	l.n++
 	c.index[key] = i
-}
-
-// count is the number of active flows at port now.
-func (c *flowCounter) count(port int32, now Time) int32 {
-	c.expire(port, now)
-	return c.ports[port].n
 }

@@ -93,7 +93,10 @@ func (s *Sim) dequeue(p *portState, pid int32, class uint8) int32 {
 		h.Rate = p.rate
 		h.Flows = 0
 		if s.flowCount {
-			h.Flows = s.fc.count(pid, s.now)
+			// the departing packet refreshes its flow: a flow whose packets
+			// are still queued is never forgotten, however long they waited
+			s.fc.touch(pid, pk.flow, s.now)
+			h.Flows = s.fc.ports[pid].n
 		}
 		h.Port = pid
 		pk.nhop++
