@@ -4,12 +4,10 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"testing"
 	"time"
 
-	"cclab/scenarios"
 	"cclab/sim"
 	"cclab/sim/report"
 )
@@ -57,27 +55,7 @@ func fatTree16WebSearch(b testing.TB, seed uint64) sim.Config { return fatTree16
 
 // fatTree16 is that workload under another algorithm ("" keeps none).
 func fatTree16(b testing.TB, seed uint64, algo string) sim.Config {
-	data, err := os.ReadFile("../scenarios/library/fattree16-websearch30.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	if data, err = scenarios.SetSeed(data, seed); err != nil {
-		b.Fatal(err)
-	}
-	if algo != "" {
-		if data, err = scenarios.SetAlgorithm(data, algo); err != nil {
-			b.Fatal(err)
-		}
-	}
-	sc, err := scenarios.Parse(data)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg, _, err := scenarios.Build(sc)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return *cfg
+	return libraryConfig(b, "fattree16-websearch30", algo, fmt.Sprintf("seed=%d", seed))
 }
 
 func BenchmarkIncast64(b *testing.B) { benchRun(b, incast64(b)) }

@@ -3,13 +3,11 @@ package sim_test
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"testing"
 
 	"cclab/cc"
-	"cclab/scenarios"
 	"cclab/sim"
 	"cclab/sim/report"
 )
@@ -404,28 +402,10 @@ func TestFatTreeFiveAlgorithms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("five 20 ms fat-tree runs")
 	}
-	data, err := os.ReadFile("../scenarios/library/fattree16-websearch30.json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	p99 := map[string]float64{}
 	for _, algo := range []string{"hpcc", "dcqcn", "timely", "dctcp", "qcn"} {
-		d, err := scenarios.ApplySets(data, []string{"workload[0].until=20ms", "telemetry.interval=0s"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d, err = scenarios.SetAlgorithm(d, algo); err != nil {
-			t.Fatal(err)
-		}
-		sc, err := scenarios.Parse(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg, _, err := scenarios.Build(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, r := run(t, *cfg)
+		cfg := libraryConfig(t, "fattree16-websearch30", algo, "workload[0].until=20ms", "telemetry.interval=0s")
+		_, r := run(t, cfg)
 		sum := report.Summarize(r, nil, 0)
 		if sum.FlowsUnfinished != 0 {
 			t.Errorf("%s: %d flows unfinished", algo, sum.FlowsUnfinished)

@@ -3,12 +3,10 @@ package sim_test
 import (
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"testing"
 
-	"cclab/scenarios"
 	"cclab/sim"
 	"cclab/sim/report"
 )
@@ -21,30 +19,9 @@ import (
 // is not empty, another algorithm.
 func libraryRun(t testing.TB, name, algo string, sets []string, obs ...sim.Observer) (*sim.Sim, *sim.Result, *sim.Config) {
 	t.Helper()
-	data, err := os.ReadFile("../scenarios/library/" + name + ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(sets) > 0 {
-		if data, err = scenarios.ApplySets(data, sets); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if algo != "" {
-		if data, err = scenarios.SetAlgorithm(data, algo); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sc, err := scenarios.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := scenarios.Build(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, r := run(t, *cfg, obs...)
-	return s, r, cfg
+	cfg := libraryConfig(t, name, algo, sets...)
+	s, r := run(t, cfg, obs...)
+	return s, r, &cfg
 }
 
 // queueSeries returns a port's queue samples (seconds, bytes).
@@ -269,20 +246,11 @@ func TestMPCCExp1Delay1ms(t *testing.T) {
 // the clock's step.
 func TestMPCCDeterministicWithFakeClock(t *testing.T) {
 	runOnce := func() (*sim.Sim, []sim.Sample, *sim.Result) {
-		data, _ := os.ReadFile("../scenarios/library/mpcc-exp1.json")
-		data, _ = scenarios.ApplySets(data, []string{"duration=1ms"})
-		sc, err := scenarios.Parse(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg, _, err := scenarios.Build(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := libraryConfig(t, "mpcc-exp1", "", "duration=1ms")
 		var clock int64
 		cfg.WallClock = func() int64 { clock += 100; return clock }
 		c := &collector{}
-		s, r := run(t, *cfg, c)
+		s, r := run(t, cfg, c)
 		return s, c.s, r
 	}
 	s, a, r := runOnce()
