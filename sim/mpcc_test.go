@@ -241,10 +241,10 @@ func TestMPCCExp1Delay1ms(t *testing.T) {
 	}
 }
 
-// A fake wall clock makes MPCC runs byte-for-byte reproducible, solve times
+// A scripted wall clock (Config.WallClock) makes MPCC runs byte-for-byte reproducible, solve times
 // included: two runs give the same samples, and every solve took exactly
 // the clock's step.
-func TestMPCCDeterministicWithFakeClock(t *testing.T) {
+func TestMPCCReproducibleWithScriptedClock(t *testing.T) {
 	runOnce := func() (*sim.Sim, []sim.Sample, *sim.Result) {
 		cfg := libraryConfig(t, "mpcc-exp1", "", "duration=1ms")
 		var clock int64
