@@ -6,8 +6,6 @@ import (
 	"testing"
 )
 
-const gbps = 1e9
-
 func newDCQCN(t *testing.T, preset string, over map[string]float64) *dcqcn {
 	a, p := resolve(t, "dcqcn", preset, 100e9, over)
 	return a.NewSender(FlowInfo{LineRate: 100e9, MaxBDP: 150_000}, p).(*dcqcn)

@@ -278,10 +278,7 @@ func (m *mpcc) recent(j int) (dt, dtw float64) {
 }
 
 func (m *mpcc) OnAck(env Env, a *Ack) {
-	hops := a.INT
-	if len(hops) > MaxHops {
-		hops = hops[:MaxHops]
-	}
+	hops := a.INT // at most MaxHops records: the engine pushes no more
 	// the step this ACK closes: eq. 2.2's RTT and A.2's interval
 	d := m.baseRTT
 	for _, h := range hops {

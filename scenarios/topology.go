@@ -165,8 +165,7 @@ func components(nodes []sim.NodeSpec, links []sim.LinkSpec) []int {
 	for i := range parent {
 		parent[i] = i
 	}
-	var find func(int) int
-	find = func(x int) int {
+	find := func(x int) int {
 		for parent[x] != x {
 			parent[x] = parent[parent[x]]
 			x = parent[x]
