@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"cclab/sim"
 )
 
 // ApplySets applies command-line overrides "path=value" to a scenario
@@ -169,4 +171,66 @@ func SetAlgorithm(data []byte, name string) ([]byte, error) {
 // SetSeed implements --seed: it sets the scenario's seed.
 func SetSeed(data []byte, seed uint64) ([]byte, error) {
 	return ApplySets(data, []string{"seed=" + strconv.FormatUint(seed, 10)})
+}
+
+// InsertParamsEvent records a live parameter change as a scripted event: it
+// adds {"at": at, "params": params} to the scenario's events, before the
+// first event at or after that time (so that replaying the scenario applies
+// the change before anything else scheduled at that instant, exactly as the
+// live change was), and returns the edited document and the event's index.
+// params is a JSON object of parameter values as a scenario writes them;
+// Parse checks them and names a bad one as events[index].params.NAME.
+func InsertParamsEvent(data []byte, at sim.Time, params []byte) ([]byte, int, error) {
+	var errs errorList
+	tree, err := decodeJSON(data, &errs)
+	if err != nil {
+		return nil, 0, &Error{Errors: []FieldError{{Error: err.Error()}}}
+	}
+	root, ok := tree.(*object)
+	if !ok {
+		return nil, 0, fieldErr("", "want a JSON object, got %s", describe(tree))
+	}
+	pv, err := decodeJSON(params, &errs)
+	if err != nil {
+		return nil, 0, &Error{Errors: []FieldError{{Error: err.Error()}}}
+	}
+	if err := errs.err(); err != nil {
+		return nil, 0, err
+	}
+	if _, ok := pv.(*object); !ok {
+		return nil, 0, fieldErr("", "want a JSON object of parameter values, got %s", describe(pv))
+	}
+	var events []any
+	if v, ok := root.get("events"); ok && v != nil {
+		list, ok := v.([]any)
+		if !ok {
+			return nil, 0, fieldErr("events", "want a list, got %s", describe(v))
+		}
+		events = list
+	}
+	pos := len(events)
+	for i, e := range events {
+		o, ok := e.(*object)
+		if !ok {
+			continue
+		}
+		s, ok := o.vals["at"].(string)
+		if !ok {
+			continue
+		}
+		t, err := ParseTime(s)
+		if err == nil && t >= at {
+			pos = i
+			break
+		}
+	}
+	ev := newObject()
+	ev.set("at", formatTime(at))
+	ev.set("params", pv)
+	events = append(events, nil)
+	copy(events[pos+1:], events[pos:])
+	events[pos] = ev
+	root.set("events", events)
+	out, err := encodeJSON(root)
+	return out, pos, err
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"cclab/sim"
 )
 
 func TestApplySets(t *testing.T) {
@@ -122,5 +124,54 @@ func TestSetAlgorithmAndSeed(t *testing.T) {
 	}
 	if s := mustParse(t, out); s.Seed != 18446744073709551615 {
 		t.Errorf("seed = %d", s.Seed)
+	}
+}
+
+func TestInsertParamsEvent(t *testing.T) {
+	base := `{"name":"x","topology":{"kind":"dumbbell","senders":2,"hostLink":{"rate":"100Gbps","delay":"1us"}},
+"cc":{"algorithm":"dcqcn"},"duration":"5ms",
+"workload":[{"kind":"flows","flows":[{"src":"h0","dst":"h1","size":"1MB","start":"0s"}]}],
+"events":[{"at":"1ms","params":{"ai":10}},{"at":"3ms","params":{"ai":20}}]}`
+	tests := []struct {
+		name   string
+		at     sim.Time
+		params string
+		index  int
+		err    string // expected field of the Parse error, "" for none
+	}{
+		{"before all", 500 * sim.Microsecond, `{"ai":5}`, 0, ""},
+		{"same time as a scripted event comes first", sim.Millisecond, `{"ai":5}`, 0, ""},
+		{"between", 2*sim.Millisecond + 1, `{"ai":5}`, 1, ""},
+		{"after all", 4 * sim.Millisecond, `{"ai":5}`, 2, ""},
+		{"unknown parameter named by path", 4 * sim.Millisecond, `{"nope":5}`, 2, "events[2].params.nope"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, idx, err := InsertParamsEvent([]byte(base), tc.at, []byte(tc.params))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if idx != tc.index {
+				t.Fatalf("index %d, want %d", idx, tc.index)
+			}
+			s, err := Parse(doc)
+			if tc.err != "" {
+				var se *Error
+				if !errors.As(err, &se) || se.Errors[0].Field != tc.err {
+					t.Fatalf("error %v, want one on %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev := s.Events[idx]
+			if ev.At != tc.at || ev.Params["ai"] != 5 || len(s.Events) != 3 {
+				t.Fatalf("event %+v (of %d)", ev, len(s.Events))
+			}
+		})
+	}
+	if _, _, err := InsertParamsEvent([]byte(base), 0, []byte(`[1]`)); err == nil {
+		t.Fatal("a list of parameters was accepted")
 	}
 }

@@ -1,5 +1,6 @@
 // Command cclab is the congestion-control lab: it runs scenarios headless
-// (run), checks them (validate) and lists the algorithms (algorithms).
+// (run), serves the lab (serve), checks scenarios (validate) and lists the
+// algorithms (algorithms).
 package main
 
 import (
@@ -20,6 +21,9 @@ Usage:
   cclab run SCENARIO.json --out DIR [--seed N] [--algo NAME] [--set PATH=VALUE]... [--quiet]
       Simulate a scenario and write flows.csv, series.csv and summary.json to DIR.
       Ctrl-C stops the run and still writes what was measured.
+  cclab serve [--addr 127.0.0.1:8080] [--db ./cclab.db] [--concurrency N] [--max-runs N] [--max-db-size SIZE] ...
+      Serve the lab: REST API, WebSocket streams of live runs, runs stored in SQLite.
+      "cclab serve -h" lists every limit; Ctrl-C shuts down gracefully.
   cclab validate SCENARIO.json
       Check a scenario and print every problem with the field it is about.
   cclab algorithms [--json]
@@ -52,6 +56,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		err = cmdRun(ctx, args[1:], stdout, stderr)
+	case "serve":
+		err = cmdServe(ctx, args[1:], stdout, stderr)
 	case "validate":
 		err = cmdValidate(args[1:], stdout, stderr)
 	case "algorithms":

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"cclab/scenarios"
+	"cclab/server"
+	"cclab/store"
+)
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	lim := server.DefaultLimits()
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port; port 0 picks a free one)")
+	dbPath := fs.String("db", "./cclab.db", "SQLite database file (created on first start)")
+	concurrency := fs.Int("concurrency", runtime.NumCPU(), "runs simulated at once")
+	maxQueue := fs.Int("max-queue", 1000, "runs that may wait for a slot")
+	clientRuns := fs.Int("max-client-runs", 8, "runs one client may have queued or running (-1: no limit)")
+	maxRuns := fs.Int("max-runs", 0, "keep at most this many runs, deleting the oldest unpinned finished ones (0: no limit)")
+	maxDBSize := fs.String("max-db-size", "", "keep the database under this size, e.g. 2GB, deleting the oldest unpinned finished runs (empty: no limit)")
+	fs.IntVar(&lim.MaxHosts, "max-hosts", lim.MaxHosts, "refuse scenarios with more hosts")
+	fs.IntVar(&lim.MaxFlows, "max-flows", lim.MaxFlows, "refuse scenarios with more flows")
+	fs.Float64Var(&lim.MaxPackets, "max-packets", lim.MaxPackets, "refuse scenarios with more data packets (estimated: Σ size/mtu)")
+	fs.Float64Var(&lim.MaxSamples, "max-samples", lim.MaxSamples, "refuse scenarios with more telemetry samples (estimated)")
+	maxSimTime := fs.String("max-sim-time", "10s", "refuse scenarios that simulate longer")
+	grace := fs.Duration("grace", 10*time.Second, "on shutdown, how long running runs may take to finish before they are stopped and marked interrupted")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	logJSON := fs.Bool("log-json", false, "log JSON lines instead of text")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", pos[0])}
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return &usageError{fmt.Sprintf("--log-level %q: want debug, info, warn or error", *logLevel)}
+	}
+	var h slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})
+	if *logJSON {
+		h = slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level})
+	}
+	log := slog.New(h)
+	t, err := scenarios.ParseTime(*maxSimTime)
+	if err != nil || t <= 0 {
+		return &usageError{fmt.Sprintf("--max-sim-time %q: want a positive time such as 10s or 500ms", *maxSimTime)}
+	}
+	lim.MaxSimTime = t
+	var maxBytes int64
+	if *maxDBSize != "" {
+		if maxBytes, err = scenarios.ParseSize(*maxDBSize); err != nil || maxBytes <= 0 {
+			return &usageError{fmt.Sprintf("--max-db-size %q: want a size such as 500MB or 2GiB", *maxDBSize)}
+		}
+	}
+	if *concurrency < 1 {
+		return &usageError{"--concurrency: want at least 1"}
+	}
+	db, err := store.Open(ctx, *dbPath)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	srv, err := server.New(ctx, db, server.Config{Concurrency: *concurrency, MaxQueue: *maxQueue,
+		ClientRuns: *clientRuns, Limits: lim, MaxRuns: *maxRuns, MaxDBBytes: maxBytes, Log: log})
+	if err != nil {
+		return err
+	}
+	return srv.ListenAndServe(ctx, *addr, *grace, func(a net.Addr) {
+		url := "http://" + a.String()
+		if strings.HasPrefix(a.String(), "[::]") || strings.HasPrefix(a.String(), "0.0.0.0") {
+			url = fmt.Sprintf("http://localhost:%d", a.(*net.TCPAddr).Port)
+		}
+		fmt.Fprintf(stdout, "cclab is serving on %s (database %s)\n", url, *dbPath)
+		if f, ok := stdout.(*os.File); ok {
+			f.Sync()
+		}
+	})
+}

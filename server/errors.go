@@ -1,0 +1,175 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"cclab/scenarios"
+	"cclab/sim"
+	"cclab/store"
+)
+
+// fieldError is one problem, named by the request field it is about.
+type fieldError struct {
+	Field string `json:"field"`
+	Error string `json:"error"`
+}
+
+// apiError is every 4xx the API answers: the contract's error shape, with
+// the first problem also at the top level. Limit names the server limit a
+// refused request ran into (admission control, per-client quotas).
+type apiError struct {
+	Status int          `json:"-"`
+	Msg    string       `json:"error"`
+	Field  string       `json:"field"`
+	Limit  string       `json:"limit,omitempty"`
+	Errors []fieldError `json:"errors"`
+}
+
+func (e *apiError) Error() string {
+	if e.Field == "" {
+		return e.Msg
+	}
+	return e.Field + ": " + e.Msg
+}
+
+// errorf is a one-problem apiError.
+func errorf(status int, field, format string, args ...any) *apiError {
+	msg := fmt.Sprintf(format, args...)
+	return &apiError{Status: status, Msg: msg, Field: field, Errors: []fieldError{{Field: field, Error: msg}}}
+}
+
+// limitError is a request refused by a server limit (admission control).
+func limitError(status int, limit, field, format string, args ...any) *apiError {
+	e := errorf(status, field, format, args...)
+	e.Limit = limit
+	return e
+}
+
+// invalid turns a scenario or engine validation error into a 422 listing
+// every problem, each field prefixed with prefix (the place of the scenario
+// in the request body, e.g. "scenario"). Other errors are returned as they
+// are.
+func invalid(err error, prefix string) error {
+	var se *scenarios.Error
+	var fe *sim.FieldError
+	join := func(f string) string {
+		switch {
+		case prefix == "":
+			return f
+		case f == "":
+			return prefix
+		default:
+			return prefix + "." + f
+		}
+	}
+	switch {
+	case errors.As(err, &se):
+		e := &apiError{Status: http.StatusUnprocessableEntity}
+		for _, x := range se.Errors {
+			e.Errors = append(e.Errors, fieldError{Field: join(x.Field), Error: x.Error})
+		}
+		if len(e.Errors) == 0 {
+			e.Errors = []fieldError{{Field: join(""), Error: "invalid scenario"}}
+		}
+		e.Field, e.Msg = e.Errors[0].Field, e.Errors[0].Error
+		return e
+	case errors.As(err, &fe):
+		return errorf(http.StatusUnprocessableEntity, join(fe.Field), "%s", fe.Msg)
+	}
+	return err
+}
+
+// writeJSON answers v as JSON with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+// writeError answers an error: an *apiError as itself, a missing store row
+// as 404, anything else as a 500 that is logged (it is a bug or the disk,
+// never the client's input).
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae):
+	case errors.Is(err, store.ErrNotFound):
+		ae = errorf(http.StatusNotFound, "id", "%s", notFoundMessage(err))
+	default:
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		ae = errorf(http.StatusInternalServerError, "", "internal error: %v", err)
+	}
+	writeJSON(w, ae.Status, ae)
+}
+
+func notFoundMessage(err error) string {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.Msg
+	}
+	return err.Error()
+}
+
+// decodeBody reads a JSON request body of at most limit bytes into v,
+// strictly: unknown fields and trailing data are errors.
+func decodeBody(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+	body, err := readBody(w, r, limit)
+	if err != nil {
+		return err
+	}
+	return decodeStrict(body, v)
+}
+
+// readBody reads a request body of at most limit bytes.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, limitError(http.StatusRequestEntityTooLarge, "max-body", "",
+				"request body over this server's limit of %d bytes", mbe.Limit)
+		}
+		return nil, errorf(http.StatusBadRequest, "", "reading the request body: %v", err)
+	}
+	return data, nil
+}
+
+func decodeStrict(body []byte, v any) error {
+	dec := json.NewDecoder(bytesReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return errorf(http.StatusBadRequest, "", "invalid JSON: unexpected data after the top-level value")
+	}
+	return nil
+}
+
+// jsonError names the field a JSON decoding error is about, when it can.
+func jsonError(err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		return errorf(http.StatusUnprocessableEntity, te.Field, "want %s, got JSON %s", te.Type, te.Value)
+	case errors.As(err, &se):
+		return errorf(http.StatusBadRequest, "", "invalid JSON at byte %d: %v", se.Offset, err)
+	case errors.Is(err, io.EOF):
+		return errorf(http.StatusBadRequest, "", "empty request body: want a JSON object")
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errorf(http.StatusBadRequest, "", "invalid JSON: the document ends early")
+	}
+	var unknown string
+	if _, e := fmt.Sscanf(err.Error(), "json: unknown field %q", &unknown); e == nil {
+		return errorf(http.StatusUnprocessableEntity, unknown, "unknown field %q", unknown)
+	}
+	return errorf(http.StatusBadRequest, "", "invalid JSON: %v", err)
+}

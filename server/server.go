@@ -1,0 +1,235 @@
+// Package server is cclab's lab server: the run manager, the REST API and
+// the WebSocket stream of live runs (shared/spec/scenario-format.md, "REST
+// and WebSocket"). It knows the engine only through sim, scenarios and the
+// report writers, and keeps everything in a store.DB.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/gorilla/websocket"
+
+	"cclab/scenarios"
+	"cclab/store"
+)
+
+// Config holds the server's settings. The zero value of a field means its
+// default (see withDefaults).
+type Config struct {
+	// Concurrency is how many runs simulate at once (default: the number
+	// of CPUs). Each run is one goroutine.
+	Concurrency int
+	// MaxQueue bounds the runs waiting for a slot (default 1000).
+	MaxQueue int
+	// ClientRuns bounds one client's runs that are queued, running or
+	// paused (default 8; negative: no limit). A client is the
+	// X-Cclab-Client request header when set, else the remote IP address.
+	ClientRuns int
+	// Limits is the admission control applied to every run.
+	Limits Limits
+	// MaxRuns and MaxDBBytes are the retention limits (0: none): when a
+	// run ends, the oldest unpinned finished runs are deleted until both
+	// hold.
+	MaxRuns    int
+	MaxDBBytes int64
+	// MaxBody bounds a request body (default 8 MiB).
+	MaxBody int64
+	// FlushEvery is how often a running run's series are written to the
+	// database (default 500 ms); FrameEvery the shortest time between two
+	// frames to one viewer (default 50 ms: at most 20 frames/s).
+	FlushEvery time.Duration
+	FrameEvery time.Duration
+	// PingEvery is the WebSocket keep-alive period (default 20 s); a
+	// viewer that answers no ping for 3 periods is dropped. WriteWait is
+	// how long one frame may take to write before the viewer is dropped
+	// (default 10 s).
+	PingEvery time.Duration
+	WriteWait time.Duration
+	// FramePoints bounds the points of one samples frame (default 50000).
+	FramePoints int
+	// CodeVersion is recorded with every run (default: the binary's VCS
+	// revision, else "devel").
+	CodeVersion string
+	Log         *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.Concurrency <= 0 {
+		c.Concurrency = runtime.NumCPU()
+	}
+	if c.MaxQueue == 0 {
+		c.MaxQueue = 1000
+	}
+	if c.ClientRuns == 0 {
+		c.ClientRuns = 8
+	}
+	if c.Limits == (Limits{}) {
+		c.Limits = DefaultLimits()
+	}
+	if c.MaxBody <= 0 {
+		c.MaxBody = 8 << 20
+	}
+	if c.FlushEvery <= 0 {
+		c.FlushEvery = 500 * time.Millisecond
+	}
+	if c.FrameEvery <= 0 {
+		c.FrameEvery = 50 * time.Millisecond
+	}
+	if c.PingEvery <= 0 {
+		c.PingEvery = 20 * time.Second
+	}
+	if c.WriteWait <= 0 {
+		c.WriteWait = 10 * time.Second
+	}
+	if c.FramePoints <= 0 {
+		c.FramePoints = 50_000
+	}
+	if c.CodeVersion == "" {
+		c.CodeVersion = CodeVersion()
+	}
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+	return c
+}
+
+// CodeVersion is the VCS revision the binary was built from ("+dirty" when
+// the tree had changes), or "devel" when the build recorded none.
+func CodeVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			return v
+		}
+		return "devel"
+	}
+	if dirty {
+		rev += "+dirty"
+	}
+	return rev
+}
+
+// Server is the lab server.
+type Server struct {
+	cfg      Config
+	db       *store.DB
+	log      *slog.Logger
+	mgr      *Manager
+	library  map[string]string // library name -> scenario id
+	libNames map[string]string // scenario id -> library name
+	upgrader websocket.Upgrader
+	router   chi.Router
+}
+
+// New prepares a server on db: it stores the built-in scenarios, marks runs
+// a previous process left unfinished as interrupted, and applies the
+// retention limits.
+func New(ctx context.Context, db *store.DB, cfg Config) (*Server, error) {
+	cfg = cfg.withDefaults()
+	s := &Server{cfg: cfg, db: db, log: cfg.Log, library: map[string]string{}, libNames: map[string]string{}}
+	for _, e := range scenarios.Library() {
+		canon, err := e.Scenario.Canonical()
+		if err != nil {
+			return nil, fmt.Errorf("library scenario %s: %w", e.ID, err)
+		}
+		sc := &store.Scenario{Name: e.Scenario.Name, Description: e.Description, JSON: canon, Builtin: true}
+		if _, err := db.PutScenario(ctx, sc); err != nil {
+			return nil, fmt.Errorf("storing library scenario %s: %w", e.ID, err)
+		}
+		s.library[e.ID] = sc.ID
+		s.libNames[sc.ID] = e.ID
+	}
+	ids, err := db.MarkInterrupted(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("marking unfinished runs: %w", err)
+	}
+	if len(ids) > 0 {
+		s.log.Warn("runs left unfinished by the previous process are now interrupted", "runs", ids)
+	}
+	s.mgr = newManager(cfg, db, s.log)
+	s.mgr.prune()
+	s.upgrader = websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 64 << 10,
+		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
+			s.writeError(w, r, errorf(status, "", "WebSocket handshake: %v", reason))
+		}}
+	s.router = s.routes()
+	return s, nil
+}
+
+// Handler is the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.router }
+
+// Shutdown stops accepting runs, lets running ones finish until ctx ends,
+// then stops them; their results so far are stored and they are marked
+// interrupted, as are runs still queued.
+func (s *Server) Shutdown(ctx context.Context) { s.mgr.shutdown(ctx) }
+
+// ListenAndServe serves on addr until ctx is cancelled, then shuts down
+// gracefully: no new connections, up to grace for running runs to finish,
+// open requests drained. ready, if not nil, is called with the bound
+// address once the server listens.
+func (s *Server) ListenAndServe(ctx context.Context, addr string, grace time.Duration, ready func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	s.log.Info("serving", "addr", "http://"+ln.Addr().String(), "concurrency", s.cfg.Concurrency)
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down", "grace", grace)
+	gctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	s.Shutdown(gctx)
+	hctx, hcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer hcancel()
+	if err := hs.Shutdown(hctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// clientOf identifies the client a request comes from, for per-client
+// limits.
+func clientOf(r *http.Request) string {
+	if c := strings.TrimSpace(r.Header.Get("X-Cclab-Client")); c != "" && len(c) <= 128 {
+		return "id:" + c
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return "ip:" + r.RemoteAddr
+	}
+	return "ip:" + host
+}

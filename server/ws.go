@@ -1,0 +1,255 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"cclab/store"
+)
+
+// The WebSocket stream of a run (GET /ws/runs/{id}). Server to viewer, JSON
+// text messages, each with a "type":
+//
+//	hello              the run's metadata (as GET /api/runs/{id}), the
+//	                   decimation bucket and level; sent first
+//	samples            {keys: series first seen, series: [{i, t (ns), v}],
+//	                   points}: decimated (level 1) points not sent before;
+//	                   a late joiner first gets the whole history this way
+//	progress           status, progress 0..1, simNs, events, eventsPerSecond,
+//	                   flowsFinished, flowsTotal, wallSeconds, speed
+//	parameter-changed  {seq, atNs, params}: a live change took effect
+//	done | failed      the run ended: status, error, summary
+//	replay             {speed}: a replay of the stored run starts (the
+//	                   messages above follow again, from the beginning)
+//	error              {error}: a viewer message was not understood
+//
+// Viewer to server: {"type": "replay", "speed": "max" | µs per wall s}
+// replays the stream (a finished run's history, paced at that speed).
+// Frames go out at most every Config.FrameEvery (20 per second); a viewer
+// that falls behind gets everything new coalesced into its next frame, and
+// one that stops reading is dropped after Config.WriteWait without the
+// simulation or other viewers waiting for it.
+
+type helloMsg struct {
+	Type     string  `json:"type"`
+	Run      runJSON `json:"run"`
+	BucketNs float64 `json:"bucketNs"`
+	Level    int     `json:"level"`
+}
+
+type replayMsg struct {
+	Type  string `json:"type"`
+	Speed any    `json:"speed"`
+}
+
+type viewerMsg struct {
+	Type  string          `json:"type"`
+	Speed json.RawMessage `json:"speed"`
+}
+
+func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
+	run, err := s.getRun(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	h := s.mgr.hubOf(run.ID)
+	if h == nil {
+		if h, err = s.storedHub(r.Context(), run.ID); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	conn, err := s.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader has answered
+	}
+	defer conn.Close()
+	s.stream(conn, h, run)
+}
+
+// storedHub builds a hub holding a finished run's decimated history.
+func (s *Server) storedHub(ctx context.Context, id string) (*hub, error) {
+	run, err := s.db.GetRun(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	h := newHub(run.BucketPS)
+	series, err := s.db.Series(ctx, id, store.SeriesQuery{Level: 1})
+	if err != nil {
+		return nil, err
+	}
+	keys, err := s.db.SeriesKeys(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		for len(h.keys) <= k.Index {
+			h.keys = append(h.keys, seriesKey{Index: len(h.keys)})
+			h.pts = append(h.pts, nil)
+		}
+		h.keys[k.Index] = seriesKey{Index: k.Index, Metric: k.Metric, Entity: k.Entity}
+	}
+	for _, sr := range series {
+		if sr.Index >= len(h.pts) {
+			continue
+		}
+		pts := make([]point, len(sr.T))
+		for j := range sr.T {
+			pts[j] = point{sr.T[j], sr.V[j]}
+		}
+		h.pts[sr.Index] = pts
+	}
+	evs, err := s.db.RunEvents(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range evs {
+		h.changes = append(h.changes, changeFromEvent(e))
+	}
+	h.progress = progressMsg{Type: "progress", Status: run.Status, Progress: run.Progress.Fraction,
+		SimNs: float64(run.Progress.SimPS) / 1e3, Events: run.Progress.Events, WallSeconds: run.Progress.WallSeconds,
+		Speed: speedJSON(run.Speed)}
+	if run.Progress.WallSeconds > 0 {
+		h.progress.EventsPerSecond = float64(run.Progress.Events) / run.Progress.WallSeconds
+	}
+	f := finalMsg{Type: "done", Status: run.Status, Error: run.Error, Summary: run.Summary}
+	if run.Status == store.StatusFailed {
+		f.Type = "failed"
+	}
+	h.final = &f
+	return h, nil
+}
+
+// stream is the one writer of conn; a reader goroutine answers pings and
+// passes replay requests.
+func (s *Server) stream(conn *websocket.Conn, h *hub, run *store.Run) {
+	log := s.log.With("run", run.ID, "viewer", conn.RemoteAddr().String())
+	pongWait := 3 * s.cfg.PingEvery
+	closed := make(chan struct{})
+	replays := make(chan viewerMsg, 1)
+	conn.SetReadLimit(4096)
+	conn.SetReadDeadline(time.Now().Add(pongWait))
+	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(pongWait)) })
+	go func() {
+		defer close(closed)
+		for {
+			_, data, err := conn.ReadMessage()
+			if err != nil {
+				return
+			}
+			conn.SetReadDeadline(time.Now().Add(pongWait))
+			var m viewerMsg
+			if json.Unmarshal(data, &m) != nil || m.Type != "replay" {
+				m = viewerMsg{Type: "error"}
+			}
+			select {
+			case replays <- m:
+			default:
+			}
+		}
+	}()
+
+	v := h.join()
+	defer h.leave(v)
+	write := func(msg any) bool {
+		conn.SetWriteDeadline(time.Now().Add(s.cfg.WriteWait))
+		if err := conn.WriteJSON(msg); err != nil {
+			log.Debug("viewer dropped", "err", err)
+			return false
+		}
+		return true
+	}
+	hello := helloMsg{Type: "hello", Run: s.runView(run), BucketNs: float64(run.BucketPS) / 1e3, Level: 1}
+	if !write(hello) {
+		return
+	}
+	ping := time.NewTicker(s.cfg.PingEvery)
+	defer ping.Stop()
+	cur := &cursor{}
+	tMax := maxTime
+	var replayStart time.Time
+	var replaySpeed float64 // simulated µs per wall second; 0: live, or replay at once
+	var last time.Time
+	wake := func() {
+		select {
+		case v.notify <- struct{}{}:
+		default:
+		}
+	}
+	for {
+		select {
+		case <-closed:
+			return
+		case <-ping.C:
+			if err := conn.WriteControl(websocket.PingMessage, nil, time.Now().Add(s.cfg.WriteWait)); err != nil {
+				return
+			}
+			continue
+		case m := <-replays:
+			if m.Type != "replay" {
+				if !write(map[string]string{"type": "error", "error": `want {"type": "replay", "speed": "max" | simulated µs per wall second}`}) {
+					return
+				}
+				continue
+			}
+			speed, err := parseSpeed(m.Speed)
+			if err != nil {
+				if !write(map[string]string{"type": "error", "error": err.Error()}) {
+					return
+				}
+				continue
+			}
+			if !write(replayMsg{Type: "replay", Speed: speedJSON(speed)}) {
+				return
+			}
+			cur, replaySpeed, replayStart, tMax = &cursor{}, speed, time.Now(), maxTime
+			if speed > 0 {
+				tMax = 0
+			}
+		case <-v.notify:
+		}
+		// at most one frame per FrameEvery
+		if wait := s.cfg.FrameEvery - time.Since(last); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-closed:
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		if replaySpeed > 0 && tMax != maxTime {
+			tMax = int64(replaySpeed * 1e6 * time.Since(replayStart).Seconds())
+			h.mu.Lock()
+			endPS := int64(h.progress.SimNs*1e3) + run.BucketPS
+			h.mu.Unlock()
+			if tMax >= endPS {
+				tMax = maxTime
+			}
+		}
+		f := h.next(cur, tMax, s.cfg.FramePoints)
+		last = time.Now()
+		if f.samples != nil && !write(f.samples) {
+			return
+		}
+		for _, c := range f.changes {
+			if !write(c) {
+				return
+			}
+		}
+		if f.progress != nil && !write(f.progress) {
+			return
+		}
+		if f.final != nil && !write(f.final) {
+			return
+		}
+		if f.more || (replaySpeed > 0 && tMax != maxTime) {
+			wake()
+		}
+	}
+}
