@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"time"
@@ -72,7 +74,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer db.Close()
 	srv, err := server.New(ctx, db, server.Config{Concurrency: *concurrency, MaxQueue: *maxQueue,
-		ClientRuns: *clientRuns, Limits: lim, MaxRuns: *maxRuns, MaxDBBytes: maxBytes, Log: log})
+		ClientRuns: *clientRuns, Limits: lim, MaxRuns: *maxRuns, MaxDBBytes: maxBytes, Log: log,
+		CodeVersion: codeVersion(ctx)})
 	if err != nil {
 		return err
 	}
@@ -86,4 +89,24 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			f.Sync()
 		}
 	})
+}
+
+// codeVersion is the revision recorded with every run: the one the binary
+// was built from, or, under `go run` (which records none), the checkout's
+// git revision when there is one ("+dirty" with uncommitted changes).
+func codeVersion(ctx context.Context) string {
+	if v := server.CodeVersion(); v != "devel" {
+		return v
+	}
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	rev, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "devel"
+	}
+	v := strings.TrimSpace(string(rev))
+	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		v += "+dirty"
+	}
+	return v
 }
