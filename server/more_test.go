@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -182,5 +183,41 @@ func TestWebSocketPing(t *testing.T) {
 	}
 	if len(pings) < 5 {
 		t.Fatalf("%d pings in 400 ms at a 30 ms period", len(pings))
+	}
+}
+
+func TestNumbersJSON(t *testing.T) {
+	tests := []struct {
+		in   []float64
+		want string
+	}{
+		{nil, `[]`},
+		{[]float64{0, 1, -2, 20000, 1.5, 20.96, 1e20, 1e-7}, `[0,1,-2,20000,1.5,20.96,1e+20,1e-07]`},
+		{[]float64{math.NaN(), math.Inf(1), math.Inf(-1), 3}, `[null,null,null,3]`},
+		{[]float64{math.Copysign(0, -1), 123456789012345.6}, `[0,1.234567890123456e+14]`},
+	}
+	for _, tc := range tests {
+		got := string(appendNumbers(nil, tc.in))
+		if got != tc.want {
+			t.Errorf("%v: %s, want %s", tc.in, got, tc.want)
+		}
+		var back []*float64
+		if err := json.Unmarshal([]byte(got), &back); err != nil || len(back) != len(tc.in) {
+			t.Errorf("%s does not decode: %v", got, err)
+		}
+		for i, v := range tc.in {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) && (back[i] == nil || *back[i] != v) {
+				t.Errorf("%v: element %d decodes to %v", tc.in, i, back[i])
+			}
+		}
+	}
+	c := []chartSeries{{I: 3, Metric: "queue_bytes", Entity: `s0->"x"`, T: []float64{10}, V: []float64{math.NaN()}}}
+	if b := appendChart(nil, c); string(b) != `[{"i":3,"metric":"queue_bytes","entity":"s0->\"x\"","t":[10],"v":[null]}]` {
+		t.Fatalf("%s", b)
+	}
+	sm := &samplesMsg{Keys: []seriesKey{{1, "m", "e"}}, Series: []seriesData{{I: 1, T: []float64{1.5}, V: []float64{2}}}, Points: 1}
+	var back samplesMsg
+	if err := json.Unmarshal(appendSamples(nil, sm), &back); err != nil || back.Points != 1 || back.Keys[0] != sm.Keys[0] || back.Series[0].T[0] != 1.5 {
+		t.Fatalf("samples round trip: %+v %v", back, err)
 	}
 }

@@ -175,6 +175,7 @@ func (s *Server) stream(conn *websocket.Conn, h *hub, run *store.Run) {
 	var replayStart time.Time
 	var replaySpeed float64 // simulated µs per wall second; 0: live, or replay at once
 	var last time.Time
+	var buf []byte
 	wake := func() {
 		select {
 		case v.notify <- struct{}{}:
@@ -234,8 +235,13 @@ func (s *Server) stream(conn *websocket.Conn, h *hub, run *store.Run) {
 		}
 		f := h.next(cur, tMax, s.cfg.FramePoints)
 		last = time.Now()
-		if f.samples != nil && !write(f.samples) {
-			return
+		if f.samples != nil {
+			buf = appendSamples(buf[:0], f.samples)
+			conn.SetWriteDeadline(time.Now().Add(s.cfg.WriteWait))
+			if err := conn.WriteMessage(websocket.TextMessage, buf); err != nil {
+				log.Debug("viewer dropped", "err", err)
+				return
+			}
 		}
 		for _, c := range f.changes {
 			if !write(c) {
