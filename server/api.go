@@ -384,6 +384,7 @@ func (s *Server) prepareRun(r *http.Request, req *runRequest) (*submission, erro
 	hasInline := len(req.Scenario) > 0 && string(req.Scenario) != "null"
 	var base []byte
 	var prefix string
+	var inline *store.Scenario // stored once the run is admitted
 	sub := &submission{speed: speed, client: clientOf(r)}
 	switch {
 	case req.ScenarioID != "" && hasInline:
@@ -405,11 +406,8 @@ func (s *Server) prepareRun(r *http.Request, req *runRequest) (*submission, erro
 		if _, _, err := scenarios.Build(sc); err != nil {
 			return nil, invalid(err, "scenario")
 		}
-		rec := &store.Scenario{Name: sc.Name, Description: sc.Description, JSON: canon}
-		if _, err := s.db.PutScenario(r.Context(), rec); err != nil {
-			return nil, err
-		}
-		base, sub.scenarioID, sub.name, prefix = canon, rec.ID, sc.Name, "scenario"
+		inline = &store.Scenario{Name: sc.Name, Description: sc.Description, JSON: canon}
+		base, sub.scenarioID, sub.name, prefix = canon, store.ScenarioID(canon), sc.Name, "scenario"
 	default:
 		return nil, errorf(http.StatusUnprocessableEntity, "scenarioId", `want "scenarioId" (a stored or built-in scenario) or "scenario" (a scenario document)`)
 	}
@@ -447,6 +445,11 @@ func (s *Server) prepareRun(r *http.Request, req *runRequest) (*submission, erro
 	}
 	if _, err := sim.New(*cfg); err != nil {
 		return nil, overrideFields(invalid(err, ""), prefix)
+	}
+	if inline != nil {
+		if _, err := s.db.PutScenario(r.Context(), inline); err != nil {
+			return nil, err
+		}
 	}
 	sub.scenario, sub.sc, sub.cfg, sub.cost = canon, sc, cfg, c
 	return sub, nil

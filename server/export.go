@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -73,9 +74,11 @@ func seriesQuery(r *http.Request, defLevel int) (store.SeriesQuery, error) {
 	var sq store.SeriesQuery
 	split := func(vals []string) []string {
 		var out []string
+		seen := map[string]bool{}
 		for _, v := range vals {
 			for _, x := range strings.Split(v, ",") {
-				if x = strings.TrimSpace(x); x != "" {
+				if x = strings.TrimSpace(x); x != "" && !seen[x] {
+					seen[x] = true
 					out = append(out, x)
 				}
 			}
@@ -83,6 +86,14 @@ func seriesQuery(r *http.Request, defLevel int) (store.SeriesQuery, error) {
 		return out
 	}
 	sq.Metrics, sq.Entities = split(q["metric"]), split(q["entity"])
+	for _, f := range []struct {
+		name string
+		list []string
+	}{{"metric", sq.Metrics}, {"entity", sq.Entities}} {
+		if len(f.list) > maxFilter {
+			return sq, errorf(http.StatusBadRequest, f.name, "at most %d values, got %d", maxFilter, len(f.list))
+		}
+	}
 	level, err := queryInt(q.Get("level"), defLevel, 0, 1)
 	if err != nil {
 		return sq, errorf(http.StatusBadRequest, "level", "%v (0: every stored sample; 1: decimated for charts)", err)
@@ -94,13 +105,37 @@ func seriesQuery(r *http.Request, defLevel int) (store.SeriesQuery, error) {
 	}{{"from", &sq.FromPS}, {"to", &sq.ToPS}} {
 		if v := q.Get(p.key); v != "" {
 			ns, err := strconv.ParseFloat(v, 64)
-			if err != nil || ns < 0 || math.IsInf(ns, 0) || ns > 1e13 {
+			if err != nil || !(ns >= 0 && ns <= 1e13) {
 				return sq, errorf(http.StatusBadRequest, p.key, "want simulated nanoseconds >= 0, got %q", v)
 			}
 			*p.dst = int64(math.Round(ns * 1e3))
 		}
 	}
+	if sq.ToPS != 0 && sq.ToPS < sq.FromPS {
+		return sq, errorf(http.StatusBadRequest, "to", "to (%g ns) is before from (%g ns)", float64(sq.ToPS)/1e3, float64(sq.FromPS)/1e3)
+	}
 	return sq, nil
+}
+
+// maxFilter bounds the metric and entity values of one series query.
+const maxFilter = 1000
+
+// checkExportSize refuses an export of more points than the server's
+// limit, before reading them.
+func (s *Server) checkExportSize(r *http.Request, id string, sq store.SeriesQuery) error {
+	n, err := s.db.SeriesPoints(r.Context(), id, sq)
+	if err != nil {
+		return err
+	}
+	if n > s.cfg.MaxExportPoints {
+		hint := "filter by metric, entity or from/to"
+		if sq.Level == 0 {
+			hint += ", or ask for level=1"
+		}
+		return limitError(http.StatusUnprocessableEntity, "max-export-points", "level",
+			"%d points is more than this server exports at once (%d, max-export-points); %s", n, s.cfg.MaxExportPoints, hint)
+	}
+	return nil
 }
 
 func (s *Server) handleSeriesCSV(w http.ResponseWriter, r *http.Request) {
@@ -111,6 +146,10 @@ func (s *Server) handleSeriesCSV(w http.ResponseWriter, r *http.Request) {
 	}
 	sq, err := seriesQuery(r, 0)
 	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.checkExportSize(r, run.ID, sq); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -221,6 +260,10 @@ func (s *Server) handleSeriesJSON(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if err := s.checkExportSize(r, run.ID, sq); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	series, err := s.db.Series(r.Context(), run.ID, sq)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -291,6 +334,10 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	}
 	sq, err := seriesQuery(r, 0)
 	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := s.checkExportSize(r, run.ID, sq); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -449,7 +496,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 	var ids []string
 	for _, v := range r.URL.Query()["runs"] {
 		for _, id := range strings.Split(v, ",") {
-			if id = strings.TrimSpace(id); id != "" {
+			if id = strings.TrimSpace(id); id != "" && !slices.Contains(ids, id) {
 				ids = append(ids, id)
 			}
 		}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"slices"
 	"sync"
 )
 
@@ -179,23 +180,32 @@ type seriesData struct {
 // next builds c's next frame: the series and points it has not seen, with
 // simulated time up to tMax (picoseconds; replay paces through it), at most
 // budget points, then new changes, the latest progress if it changed, and
-// the final message once everything before it was sent.
+// the final message once everything before it was sent. The hub's lock is
+// held only to take a snapshot of the slice headers (points are only ever
+// appended, so what a header covers never changes); the frame is built
+// after, so viewers do not hold up the simulation's publishing.
 func (h *hub) next(c *cursor, tMax int64, budget int) frame {
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	keys := h.keys[c.keys:len(h.keys):len(h.keys)]
+	pts := slices.Clone(h.pts)
+	changes := h.changes[:len(h.changes):len(h.changes)]
+	progress := h.progress
+	final := h.final
+	h.mu.Unlock()
+
 	var f frame
 	sm := &samplesMsg{Type: "samples"}
-	if c.keys < len(h.keys) {
-		sm.Keys = append(sm.Keys, h.keys[c.keys:]...)
-		c.keys = len(h.keys)
+	if len(keys) > 0 {
+		sm.Keys = keys
+		c.keys += len(keys)
 	}
-	for len(c.pts) < len(h.pts) {
+	for len(c.pts) < len(pts) {
 		c.pts = append(c.pts, 0)
 	}
-	for i, pts := range h.pts {
+	for i, sp := range pts {
 		from := c.pts[i]
 		to := from
-		for to < len(pts) && pts[to].T <= tMax && sm.Points < budget {
+		for to < len(sp) && sp[to].T <= tMax && sm.Points < budget {
 			to++
 			sm.Points++
 		}
@@ -203,7 +213,7 @@ func (h *hub) next(c *cursor, tMax int64, budget int) frame {
 			continue
 		}
 		d := seriesData{I: i, T: make([]float64, to-from), V: make([]float64, to-from)}
-		for j, p := range pts[from:to] {
+		for j, p := range sp[from:to] {
 			d.T[j] = float64(p.T) / 1e3
 			d.V[j] = p.V
 		}
@@ -217,17 +227,17 @@ func (h *hub) next(c *cursor, tMax int64, budget int) frame {
 	if len(sm.Keys) > 0 || len(sm.Series) > 0 {
 		f.samples = sm
 	}
-	for c.changes < len(h.changes) && int64(h.changes[c.changes].AtNs*1e3) <= tMax {
-		f.changes = append(f.changes, h.changes[c.changes])
+	for c.changes < len(changes) && int64(changes[c.changes].AtNs*1e3) <= tMax {
+		f.changes = append(f.changes, changes[c.changes])
 		c.changes++
 	}
-	if h.progress != c.progress && h.progress.Type != "" {
-		p := h.progress
+	if progress != c.progress && progress.Type != "" {
+		p := progress
 		f.progress = &p
 		c.progress = p
 	}
-	if h.final != nil && !c.final && !f.more && tMax == maxTime && c.changes == len(h.changes) {
-		f.final = h.final
+	if final != nil && !c.final && !f.more && tMax == maxTime && c.changes == len(changes) {
+		f.final = final
 		c.final = true
 	}
 	return f

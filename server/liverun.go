@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"time"
 
@@ -58,8 +59,11 @@ type liveRun struct {
 	bucketPS int64
 	hub      *hub
 	ops      chan op
-	// started is closed when the run leaves the queue.
+	changes  int // live changes made
+	// started is closed when the run leaves the queue; done when it
+	// leaves the manager (it ended, or was cancelled while queued).
 	started chan struct{}
+	done    chan struct{}
 }
 
 // observer turns the engine's samples into the recorder's series.
@@ -120,28 +124,24 @@ func chartBucket(cfg *sim.Config, c Cost) int64 {
 // chartPoints is the target number of decimated points per series.
 const chartPoints = 1000
 
+// maxChanges bounds the live parameter changes of one run: each is
+// stored with the run's scenario and replayed with it.
+const maxChanges = 1000
+
 // run simulates lr to its end, cancellation or the server's shutdown, and
 // stores the results. ctx is cancelled when the server shuts down.
 func (lr *liveRun) run(ctx context.Context) {
 	m := lr.m
 	log := m.log.With("run", lr.id)
-	fail := func(err error) {
-		log.Error("run failed", "err", err)
-		msg := err.Error()
-		ferr := m.db.FinishRun(context.Background(), lr.id, store.Finish{Status: store.StatusFailed, Error: msg, At: time.Now()})
-		if ferr != nil {
-			log.Error("storing the failure", "err", ferr)
-		}
-		lr.hub.finish(finalMsg{Type: "failed", Status: store.StatusFailed, Error: msg})
-	}
+	bg := context.WithoutCancel(ctx) // writes that must happen even at shutdown
 	s, err := sim.New(*lr.cfg)
 	if err != nil {
-		fail(fmt.Errorf("building the simulation: %w", err))
+		lr.failEarly(fmt.Errorf("building the simulation: %w", err))
 		return
 	}
 	wallStart := time.Now()
-	if err := m.db.StartRun(ctx, lr.id, wallStart); err != nil {
-		fail(fmt.Errorf("marking the run started: %w", err))
+	if err := m.db.StartRun(bg, lr.id, wallStart); err != nil {
+		lr.failEarly(fmt.Errorf("marking the run started: %w", err))
 		return
 	}
 	log.Info("run started", "flows", len(lr.cfg.Flows), "speed", speedJSON(lr.speed))
@@ -155,20 +155,30 @@ func (lr *liveRun) run(ctx context.Context) {
 	paused := false
 	var pausedFor time.Duration
 	var pausedAt time.Time
+	// wall is the run's wall time so far, pauses left out
+	wall := func() time.Duration {
+		w := time.Since(wallStart) - pausedFor
+		if paused {
+			w -= time.Since(pausedAt)
+		}
+		return w
+	}
 	// pacing anchors: at wall time paceWall the run was at simulated paceSim
 	paceWall, paceSim := wallStart, s.Now()
 	slice := 10 * sim.Microsecond
 	lastFlush, lastProgress := wallStart, time.Time{}
-	end := status
+	end, endMsg := store.StatusRunning, ""
 	var runErr error
+	var samples int64
+	simLimit := m.cfg.Limits.MaxSimTime
 
 	progress := func() *progressMsg {
-		wall := time.Since(wallStart) - pausedFor
+		w := wall()
 		p := &progressMsg{Type: "progress", Status: status, SimNs: float64(s.Now()) / 1e3, Events: s.Events(),
-			FlowsFinished: s.FlowsFinished(), FlowsTotal: len(lr.cfg.Flows), WallSeconds: wall.Seconds(), Speed: speedJSON(lr.speed)}
+			FlowsFinished: s.FlowsFinished(), FlowsTotal: len(lr.cfg.Flows), WallSeconds: w.Seconds(), Speed: speedJSON(lr.speed)}
 		p.Progress = progressFraction(s, lr.cfg)
-		if wall > 0 {
-			p.EventsPerSecond = float64(s.Events()) / wall.Seconds()
+		if w > 0 {
+			p.EventsPerSecond = float64(s.Events()) / w.Seconds()
 		}
 		return p
 	}
@@ -192,8 +202,8 @@ func (lr *liveRun) run(ctx context.Context) {
 			if p == nil {
 				p = progress()
 			}
-			if err := m.db.AppendSeries(context.Background(), lr.id, rec.Flush(false), storeProgress(p)); err != nil {
-				log.Error("storing series", "err", err)
+			samples += int64(rec.Pending())
+			if err := m.db.AppendSeries(bg, lr.id, rec.Flush(false), storeProgress(p)); err != nil && runErr == nil {
 				runErr = fmt.Errorf("storing series: %w", err)
 			}
 		}
@@ -205,26 +215,37 @@ func (lr *liveRun) run(ctx context.Context) {
 		case opPause:
 			if !paused {
 				paused, pausedAt, status = true, time.Now(), store.StatusPaused
-				res.err = m.db.SetStatus(context.Background(), lr.id, status, "")
+				res.err = m.db.SetStatus(bg, lr.id, status, "")
 				lr.hub.publish(nil, nil, progress())
 			}
 		case opResume:
 			if paused {
-				paused, status = false, store.StatusRunning
 				d := time.Since(pausedAt)
+				paused, status = false, store.StatusRunning
 				pausedFor += d
 				paceWall = paceWall.Add(d)
-				res.err = m.db.SetStatus(context.Background(), lr.id, status, "")
+				res.err = m.db.SetStatus(bg, lr.id, status, "")
 				lr.hub.publish(nil, nil, progress())
 			}
 		case opCancel:
 			end = store.StatusCancelled
 		case opSpeed:
 			lr.speed = o.speed
+			// re-anchor the pacing at this instant of the run's own time
+			// (while paused, the instant it paused: resuming shifts it)
 			paceWall, paceSim = time.Now(), s.Now()
+			if paused {
+				paceWall = pausedAt
+			}
+			res.err = m.db.SetSpeed(bg, lr.id, o.speed)
 			lr.hub.publish(nil, nil, progress())
 		case opParams:
-			res.change, res.err = lr.applyParams(s, o.params)
+			if lr.changes >= maxChanges {
+				res.err = limitError(http.StatusTooManyRequests, "max-changes", "",
+					"this run already has %d live changes, the most one run may have", lr.changes)
+			} else {
+				res.change, res.err = lr.applyParams(bg, s, o.params)
+			}
 		}
 		o.reply <- res
 	}
@@ -243,10 +264,23 @@ func (lr *liveRun) run(ctx context.Context) {
 			break
 		}
 		if ctx.Err() != nil {
-			end = store.StatusInterrupted
+			end, endMsg = store.StatusInterrupted, "the server shut down before the run finished; results cover the simulated time reached"
+			break
+		}
+		// the server's limits hold while the run goes, whatever the
+		// estimate said before it started
+		if simLimit > 0 && s.Now() >= simLimit {
+			end, endMsg = store.StatusCancelled, fmt.Sprintf("stopped at %s of simulated time, this server's limit (max-sim-time)", scenarios.FormatTime(simLimit))
+			break
+		}
+		if max := m.cfg.Limits.MaxSamples; max > 0 && float64(samples+int64(rec.Pending())) > max {
+			end, endMsg = store.StatusCancelled, fmt.Sprintf("stopped after %s telemetry samples, this server's limit (max-samples)", human(max))
 			break
 		}
 		limit := s.Now() + slice
+		if simLimit > 0 && limit > simLimit {
+			limit = simLimit
+		}
 		if lr.speed > 0 && !paused {
 			target := paceSim + sim.Time(lr.speed*float64(sim.Microsecond)*time.Since(paceWall).Seconds())
 			if target < limit {
@@ -279,42 +313,58 @@ func (lr *liveRun) run(ctx context.Context) {
 	if !s.Done() {
 		s.Stop()
 	}
-	wall := time.Since(wallStart) - pausedFor
-	if runErr != nil {
-		fail(runErr)
-		lr.rejectOps()
-		return
-	}
-	if end == store.StatusRunning {
+	switch {
+	case runErr != nil:
+		end, endMsg = store.StatusFailed, runErr.Error()
+		log.Error("run failed", "err", runErr)
+	case end == store.StatusRunning:
 		end = store.StatusDone
 	}
+	// everything measured is kept, whatever ended the run
 	publish(true)
+	w := wall()
 	res := s.Result()
-	sum := report.Summarize(res, json.RawMessage(lr.scenario), wall)
+	sum := report.Summarize(res, json.RawMessage(lr.scenario), w)
 	var sumBuf jsonBuffer
 	if err := report.WriteSummary(&sumBuf, sum); err != nil {
-		fail(fmt.Errorf("summary: %w", err))
-		lr.rejectOps()
-		return
+		end, endMsg = store.StatusFailed, fmt.Sprintf("writing the summary: %v", err)
+	}
+	if runErr != nil && end != store.StatusFailed {
+		end, endMsg = store.StatusFailed, runErr.Error()
 	}
 	chunks := rec.Flush(true)
 	lr.hub.publish(obs.newKeys, pending, nil)
 	p := progress()
 	p.Status = end
-	fin := store.Finish{Status: end, At: time.Now(), Progress: storeProgress(p), Chunks: chunks, Flows: storeFlows(res), Summary: sumBuf.Bytes()}
-	if end == store.StatusInterrupted {
-		fin.Error = "the server shut down before the run finished; results cover the simulated time reached"
-	}
-	if err := m.db.FinishRun(context.Background(), lr.id, fin); err != nil {
-		fail(fmt.Errorf("storing the results: %w", err))
-		lr.rejectOps()
-		return
+	fin := store.Finish{Status: end, Error: endMsg, At: time.Now(), Progress: storeProgress(p), Chunks: chunks,
+		Flows: storeFlows(res), Summary: sumBuf.Bytes()}
+	if err := m.db.FinishRun(bg, lr.id, fin); err != nil {
+		log.Error("storing the results", "err", err)
+		end, endMsg = store.StatusFailed, fmt.Sprintf("storing the results: %v", err)
+		if err := m.db.FinishRun(bg, lr.id, store.Finish{Status: end, Error: endMsg, At: time.Now()}); err != nil {
+			log.Error("marking the run failed", "err", err)
+		}
 	}
 	lr.hub.publish(nil, nil, p)
-	lr.hub.finish(finalMsg{Type: "done", Status: end, Error: fin.Error, Summary: sumBuf.Bytes()})
+	final := finalMsg{Type: "done", Status: end, Error: endMsg, Summary: sumBuf.Bytes()}
+	if end == store.StatusFailed {
+		final.Type = "failed"
+	}
+	lr.hub.finish(final)
 	lr.rejectOps()
 	log.Info("run ended", "status", end, "sim_ms", float64(s.Now())/float64(sim.Millisecond),
-		"events", s.Events(), "wall_s", wall.Seconds(), "flows_finished", s.FlowsFinished())
+		"events", s.Events(), "wall_s", w.Seconds(), "flows_finished", s.FlowsFinished())
+}
+
+// failEarly records a run that could not start.
+func (lr *liveRun) failEarly(err error) {
+	lr.m.log.Error("run failed", "run", lr.id, "err", err)
+	msg := err.Error()
+	if ferr := lr.m.db.FinishRun(context.Background(), lr.id, store.Finish{Status: store.StatusFailed, Error: msg, At: time.Now()}); ferr != nil {
+		lr.m.log.Error("storing the failure", "run", lr.id, "err", ferr)
+	}
+	lr.hub.finish(finalMsg{Type: "failed", Status: store.StatusFailed, Error: msg})
+	lr.rejectOps()
 }
 
 // rejectOps answers control requests that arrive after the run ended.
@@ -330,8 +380,10 @@ func (lr *liveRun) rejectOps() {
 }
 
 // applyParams applies a live parameter change now and records it as a
-// scenario event at the current simulated time.
-func (lr *liveRun) applyParams(s *sim.Sim, body []byte) (*changeMsg, error) {
+// scenario event at the current simulated time. It is stored first and
+// applied second, so the stored scenario never misses a change the run
+// made (a value the scenario accepts is one the algorithm accepts).
+func (lr *liveRun) applyParams(ctx context.Context, s *sim.Sim, body []byte) (*changeMsg, error) {
 	at := s.Now()
 	doc, idx, err := scenarios.InsertParamsEvent(lr.scenario, at, body)
 	if err != nil {
@@ -342,33 +394,29 @@ func (lr *liveRun) applyParams(s *sim.Sim, body []byte) (*changeMsg, error) {
 		return nil, paramsError(err, idx)
 	}
 	ev := sc.Events[idx]
-	if err := s.ApplyParams(-1, ev.Params); err != nil {
-		return nil, errorf(http.StatusUnprocessableEntity, "", "%v", err)
-	}
 	canon, err := sc.Canonical()
 	if err != nil {
 		return nil, err
 	}
-	lr.scenario = canon
-	for k, v := range ev.Params {
-		lr.params[k] = v
-	}
-	pj, err := json.Marshal(lr.params)
+	params := maps.Clone(lr.params)
+	maps.Copy(params, ev.Params)
+	pj, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
 	}
 	rev := store.RunEvent{AtPS: int64(at), Params: ev.Params, Wall: time.Now()}
-	if err := lr.m.db.AddRunEvent(context.Background(), lr.id, rev, canon, pj); err != nil {
+	if err := lr.m.db.AddRunEvent(ctx, lr.id, rev, canon, pj); err != nil {
 		return nil, fmt.Errorf("recording the change: %w", err)
 	}
-	evs, err := lr.m.db.RunEvents(context.Background(), lr.id)
-	if err != nil {
-		return nil, err
+	if err := s.ApplyParams(-1, ev.Params); err != nil {
+		// the registry and the algorithm disagree: a bug; the change is
+		// recorded, so a replay shows the same refusal
+		lr.m.log.Error("a validated live change was refused", "run", lr.id, "params", ev.Params, "err", err)
+		return nil, fmt.Errorf("applying the change: %w", err)
 	}
-	c := changeMsg{Type: "parameter-changed", Seq: len(evs), AtNs: float64(at) / 1e3, Params: ev.Params}
-	if len(evs) > 0 {
-		c.Seq = evs[len(evs)-1].Seq
-	}
+	lr.scenario, lr.params = canon, params
+	lr.changes++
+	c := changeMsg{Type: "parameter-changed", Seq: lr.changes, AtNs: float64(at) / 1e3, Params: ev.Params}
 	lr.hub.addChange(c)
 	lr.m.log.Info("parameters changed", "run", lr.id, "at_ns", c.AtNs, "params", ev.Params)
 	return &c, nil

@@ -3,9 +3,11 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -219,5 +221,120 @@ func TestNumbersJSON(t *testing.T) {
 	var back samplesMsg
 	if err := json.Unmarshal(appendSamples(nil, sm), &back); err != nil || back.Points != 1 || back.Keys[0] != sm.Keys[0] || back.Series[0].T[0] != 1.5 {
 		t.Fatalf("samples round trip: %+v %v", back, err)
+	}
+}
+
+// TestControlNeverHangs fires control requests at runs as they end: each
+// answers (200, or 409 once the run has ended) and none waits forever.
+func TestControlNeverHangs(t *testing.T) {
+	s := newTestServer(t, Config{})
+	client := &http.Client{Timeout: 10 * time.Second}
+	for range 10 {
+		id := s.startRun(map[string]any{"scenario": smallScenario("race", "dcqcn", "100us")})
+		var wg sync.WaitGroup
+		for j := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				path := []string{"/pause", "/resume", "/params", "/speed"}[j%4]
+				body := map[string]string{"/params": `{"ai": 30}`, "/speed": `{"speed": "max"}`}[path]
+				resp, err := client.Post(s.ts.URL+"/api/runs/"+id+path, "application/json", strings.NewReader(body))
+				if err != nil {
+					t.Errorf("%s: %v", path, err)
+					return
+				}
+				resp.Body.Close()
+				if resp.StatusCode != 200 && resp.StatusCode != 409 {
+					t.Errorf("%s: %d", path, resp.StatusCode)
+				}
+			}()
+		}
+		wg.Wait()
+		if code, data := s.do("POST", "/api/runs/"+id+"/resume", nil); code != 200 && code != 409 { // if a pause came last
+			t.Fatalf("resume: %d %s", code, data)
+		}
+		s.waitStatus(id, 10*time.Second, "done")
+	}
+}
+
+// TestSpeedWhilePaused: a speed change during a pause does not count the
+// pause against the pacing; the run moves on as soon as it resumes.
+func TestSpeedWhilePaused(t *testing.T) {
+	s := newTestServer(t, Config{})
+	id := s.startRun(map[string]any{"scenario": smallScenario("pace", "dcqcn", "5ms"), "speed": 1000})
+	s.waitStatus(id, 10*time.Second, "running")
+	var r runJSON
+	s.must(http.StatusOK, "POST", "/api/runs/"+id+"/pause", nil, &r)
+	time.Sleep(500 * time.Millisecond)
+	s.must(http.StatusOK, "POST", "/api/runs/"+id+"/speed", map[string]any{"speed": 1000}, nil)
+	s.must(http.StatusOK, "POST", "/api/runs/"+id+"/resume", nil, &r)
+	at := r.SimNs
+	time.Sleep(300 * time.Millisecond)
+	s.must(http.StatusOK, "GET", "/api/runs/"+id, nil, &r)
+	// 300 ms at 1 ms per second is 300 µs; a run stalled by the pause has 0
+	if moved := r.SimNs - at; moved < 100e3 {
+		t.Fatalf("the run moved %g ns in 300 ms after resuming", moved)
+	}
+	if r.WallSeconds > 1 {
+		t.Fatalf("wall time %g s counts the 0.5 s pause", r.WallSeconds)
+	}
+	var stored runJSON
+	s.must(http.StatusOK, "POST", "/api/runs/"+id+"/cancel", nil, &stored)
+	if stored.Speed != 1000.0 {
+		t.Fatalf("stored speed %v", stored.Speed)
+	}
+}
+
+// TestServerLimitsWhileRunning: a run without a duration whose estimate
+// was under --max-sim-time is stopped there; exports over the point limit
+// and oversized filters are refused; viewers over the limit are refused.
+func TestServerLimitsWhileRunning(t *testing.T) {
+	s := newTestServer(t, Config{Limits: Limits{MaxSimTime: 100 * 1000 * 1000}, MaxExportPoints: 100, MaxViewers: 1})
+	// 3 × 100 KB into one 10 Gbps port: estimated 80 µs, takes about 250 µs
+	id := s.startRun(map[string]any{"scenario": smallScenario("long", "dcqcn", "")})
+	r := s.waitStatus(id, 10*time.Second, "cancelled", "done")
+	if r.Status != "cancelled" || !strings.Contains(r.Error, "max-sim-time") || r.SimNs != 100e3 {
+		t.Fatalf("run: %s at %g ns: %q", r.Status, r.SimNs, r.Error)
+	}
+	code, data := s.do("GET", "/api/runs/"+id+"/series.csv", nil)
+	checkError(t, code, data, 422, "level", "max-export-points")
+	code, data = s.do("GET", "/api/runs/"+id+"/export.json", nil)
+	checkError(t, code, data, 422, "level", "max-export-points")
+	s.must(http.StatusOK, "GET", "/api/runs/"+id+"/series.csv?metric=queue_bytes&entity=s0->r0", nil, nil)
+	var names []string
+	for i := range 1001 {
+		names = append(names, fmt.Sprint("m", i))
+	}
+	many := strings.Join(names, ",")
+	code, data = s.do("GET", "/api/runs/"+id+"/series.csv?metric="+many, nil)
+	checkError(t, code, data, 400, "metric", "")
+	for _, q := range []string{"from=NaN", "to=-1", "from=5&to=1", "to=Inf"} {
+		code, data = s.do("GET", "/api/runs/"+id+"/series?"+q, nil)
+		checkError(t, code, data, 400, "", "")
+	}
+	// one viewer at a time; a finished run's history is built once
+	c := s.dial(id)
+	c.read(5 * time.Second)
+	code, data = s.do("GET", "/ws/runs/"+id, nil)
+	checkError(t, code, data, 503, "", "max-viewers")
+	s.srv.mgr.mu.Lock()
+	hubs := len(s.srv.mgr.finished)
+	s.srv.mgr.mu.Unlock()
+	if hubs != 1 {
+		t.Fatalf("%d finished hubs with one viewer", hubs)
+	}
+	c.conn.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s.srv.mgr.mu.Lock()
+		hubs = len(s.srv.mgr.finished)
+		s.srv.mgr.mu.Unlock()
+		if hubs == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the finished run's hub outlived its last viewer")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

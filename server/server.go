@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -35,7 +36,8 @@ type Config struct {
 	// paused (default 8; negative: no limit). A client is the
 	// X-Cclab-Client request header when set, else the remote IP address.
 	ClientRuns int
-	// Limits is the admission control applied to every run.
+	// Limits is the admission control applied to every run (its zero
+	// value: no limits; DefaultLimits suits a class server).
 	Limits Limits
 	// MaxRuns and MaxDBBytes are the retention limits (0: none): when a
 	// run ends, the oldest unpinned finished runs are deleted until both
@@ -57,6 +59,13 @@ type Config struct {
 	WriteWait time.Duration
 	// FramePoints bounds the points of one samples frame (default 50000).
 	FramePoints int
+	// MaxViewers bounds the WebSocket viewers connected at once (default
+	// 2000; negative: no limit).
+	MaxViewers int
+	// MaxExportPoints bounds the points one export (series.csv,
+	// export.json, series) may return (default 2e7, some 300 MB of CSV);
+	// a larger one is refused, naming the filters that make it smaller.
+	MaxExportPoints int64
 	// CodeVersion is recorded with every run (default: the binary's VCS
 	// revision, else "devel").
 	CodeVersion string
@@ -72,9 +81,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ClientRuns == 0 {
 		c.ClientRuns = 8
-	}
-	if c.Limits == (Limits{}) {
-		c.Limits = DefaultLimits()
 	}
 	if c.MaxBody <= 0 {
 		c.MaxBody = 8 << 20
@@ -93,6 +99,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.FramePoints <= 0 {
 		c.FramePoints = 50_000
+	}
+	if c.MaxViewers == 0 {
+		c.MaxViewers = 2000
+	}
+	if c.MaxExportPoints <= 0 {
+		c.MaxExportPoints = 20_000_000
 	}
 	if c.CodeVersion == "" {
 		c.CodeVersion = CodeVersion()
@@ -141,6 +153,7 @@ type Server struct {
 	libNames map[string]string // scenario id -> library name
 	upgrader websocket.Upgrader
 	router   chi.Router
+	viewers  atomic.Int64 // WebSocket viewers connected
 }
 
 // New prepares a server on db: it stores the built-in scenarios, marks runs

@@ -57,19 +57,25 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	h := s.mgr.hubOf(run.ID)
-	if h == nil {
-		if h, err = s.storedHub(r.Context(), run.ID); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
+	if max := s.cfg.MaxViewers; max > 0 && s.viewers.Load() >= int64(max) {
+		s.writeError(w, r, limitError(http.StatusServiceUnavailable, "max-viewers", "",
+			"%d viewers are connected, this server's limit (max-viewers); try again later", max))
+		return
+	}
+	h, err := s.mgr.viewHub(r.Context(), run.ID, s.storedHub)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
 	}
 	conn, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
 	}
+	s.viewers.Add(1)
+	defer s.viewers.Add(-1)
 	defer conn.Close()
 	s.stream(conn, h, run)
+	s.mgr.leftHub(run.ID, h)
 }
 
 // storedHub builds a hub holding a finished run's decimated history.
@@ -131,7 +137,9 @@ func (s *Server) stream(conn *websocket.Conn, h *hub, run *store.Run) {
 	log := s.log.With("run", run.ID, "viewer", conn.RemoteAddr().String())
 	pongWait := 3 * s.cfg.PingEvery
 	closed := make(chan struct{})
-	replays := make(chan viewerMsg, 1)
+	stopped := make(chan struct{}) // the writer returned
+	defer close(stopped)
+	replays := make(chan viewerMsg)
 	conn.SetReadLimit(4096)
 	conn.SetReadDeadline(time.Now().Add(pongWait))
 	conn.SetPongHandler(func(string) error { return conn.SetReadDeadline(time.Now().Add(pongWait)) })
@@ -149,7 +157,8 @@ func (s *Server) stream(conn *websocket.Conn, h *hub, run *store.Run) {
 			}
 			select {
 			case replays <- m:
-			default:
+			case <-stopped:
+				return
 			}
 		}
 	}()

@@ -374,6 +374,16 @@ func (db *DB) SetStatus(ctx context.Context, id, status, errMsg string) error {
 	return nil
 }
 
+// SetSpeed records a run's pacing (0: as fast as possible, else simulated
+// µs per wall second) when it changes during the run.
+func (db *DB) SetSpeed(ctx context.Context, id string, speed float64) error {
+	err := db.updateRun(ctx, `UPDATE runs SET speed = ? WHERE id = ?`, speed, id)
+	if err != nil {
+		return fmt.Errorf("store: set speed of run %s: %w", id, err)
+	}
+	return nil
+}
+
 // SetPinned pins or unpins a run; Prune never deletes a pinned run.
 func (db *DB) SetPinned(ctx context.Context, id string, pinned bool) error {
 	err := db.updateRun(ctx, `UPDATE runs SET pinned = ? WHERE id = ?`, pinned, id)

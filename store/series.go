@@ -284,3 +284,29 @@ func compactRun(ctx context.Context, tx *sql.Tx, rid int64) error {
 	}
 	return nil
 }
+
+// SeriesPoints counts the points of the chunks the query selects (whole
+// chunks: an upper bound when From or To cut through one), without
+// decoding anything, so a caller can refuse an export that is too large.
+func (db *DB) SeriesPoints(ctx context.Context, runID string, q SeriesQuery) (int64, error) {
+	query := `SELECT coalesce(sum(c.n), 0)
+		FROM runs r
+		JOIN chunks c ON c.run = r.rid
+		JOIN series s ON s.run = c.run AND s.idx = c.idx
+		WHERE r.id = ? AND c.level = ? AND c.t1 >= ?`
+	args := []any{runID, q.Level, q.FromPS}
+	if q.ToPS != 0 {
+		query += ` AND c.t0 <= ?`
+		args = append(args, q.ToPS)
+	}
+	var cond string
+	cond, args = inList("s.metric", q.Metrics, args)
+	query += cond
+	cond, args = inList("s.entity", q.Entities, args)
+	query += cond
+	var n int64
+	if err := db.sql.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("store: counting the points of run %s: %w", runID, err)
+	}
+	return n, nil
+}

@@ -216,3 +216,45 @@ func TestSeriesQueryPlan(t *testing.T) {
 		t.Errorf("the series query does not use chunks_by_series in order:\n%s", text)
 	}
 }
+
+func TestSeriesPointsAndSpeed(t *testing.T) {
+	db := openTest(t)
+	ctx := t.Context()
+	r := createRun(t, db, putScenario(t, db, "s", `{"name":"s"}`), 0, nil)
+	rec := NewRecorder(100)
+	a := rec.Series("queue_bytes", "p0", AggMax)
+	b := rec.Series("cwnd_bytes", "0", AggMean)
+	for i := range 1000 {
+		rec.Add(a, int64(i*10), float64(i))
+		if i%2 == 0 {
+			rec.Add(b, int64(i*10), 1)
+		}
+	}
+	if err := db.AppendSeries(ctx, r.ID, rec.Flush(true), Progress{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		q    SeriesQuery
+		want int64
+	}{
+		{SeriesQuery{}, 1500},
+		{SeriesQuery{Metrics: []string{"queue_bytes"}}, 1000},
+		{SeriesQuery{Entities: []string{"0"}}, 500},
+		{SeriesQuery{Level: 1}, 200},
+		{SeriesQuery{Metrics: []string{"nope"}}, 0},
+	} {
+		n, err := db.SeriesPoints(ctx, r.ID, tc.q)
+		if err != nil || n != tc.want {
+			t.Errorf("%+v: %d points (%v), want %d", tc.q, n, err, tc.want)
+		}
+	}
+	if err := db.SetSpeed(ctx, r.ID, 250); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.GetRun(ctx, r.ID); got.Speed != 250 {
+		t.Fatalf("speed %g", got.Speed)
+	}
+	if err := db.SetSpeed(ctx, "nope", 1); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("unknown run: %v", err)
+	}
+}

@@ -30,11 +30,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	clientRuns := fs.Int("max-client-runs", 8, "runs one client may have queued or running (-1: no limit)")
 	maxRuns := fs.Int("max-runs", 0, "keep at most this many runs, deleting the oldest unpinned finished ones (0: no limit)")
 	maxDBSize := fs.String("max-db-size", "", "keep the database under this size, e.g. 2GB, deleting the oldest unpinned finished runs (empty: no limit)")
-	fs.IntVar(&lim.MaxHosts, "max-hosts", lim.MaxHosts, "refuse scenarios with more hosts")
-	fs.IntVar(&lim.MaxFlows, "max-flows", lim.MaxFlows, "refuse scenarios with more flows")
-	fs.Float64Var(&lim.MaxPackets, "max-packets", lim.MaxPackets, "refuse scenarios with more data packets (estimated: Σ size/mtu)")
-	fs.Float64Var(&lim.MaxSamples, "max-samples", lim.MaxSamples, "refuse scenarios with more telemetry samples (estimated)")
-	maxSimTime := fs.String("max-sim-time", "10s", "refuse scenarios that simulate longer")
+	fs.IntVar(&lim.MaxHosts, "max-hosts", lim.MaxHosts, "refuse scenarios with more hosts (0: no limit)")
+	fs.IntVar(&lim.MaxFlows, "max-flows", lim.MaxFlows, "refuse scenarios with more flows (0: no limit)")
+	fs.Float64Var(&lim.MaxPackets, "max-packets", lim.MaxPackets, "refuse scenarios with more data packets (estimated: Σ size/mtu; 0: no limit)")
+	fs.Float64Var(&lim.MaxSamples, "max-samples", lim.MaxSamples, "refuse scenarios with more telemetry samples (estimated; runs are also stopped when they reach it; 0: no limit)")
+	maxSimTime := fs.String("max-sim-time", "10s", "refuse scenarios that simulate longer, and stop runs without a duration there")
+	maxBody := fs.String("max-body", "8MiB", "refuse request bodies larger than this")
+	maxViewers := fs.Int("max-viewers", 2000, "WebSocket viewers connected at once (-1: no limit)")
 	grace := fs.Duration("grace", 10*time.Second, "on shutdown, how long running runs may take to finish before they are stopped and marked interrupted")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	logJSON := fs.Bool("log-json", false, "log JSON lines instead of text")
@@ -65,6 +67,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return &usageError{fmt.Sprintf("--max-db-size %q: want a size such as 500MB or 2GiB", *maxDBSize)}
 		}
 	}
+	body, err := scenarios.ParseSize(*maxBody)
+	if err != nil || body <= 0 {
+		return &usageError{fmt.Sprintf("--max-body %q: want a size such as 8MiB", *maxBody)}
+	}
 	if *concurrency < 1 {
 		return &usageError{"--concurrency: want at least 1"}
 	}
@@ -75,6 +81,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer db.Close()
 	srv, err := server.New(ctx, db, server.Config{Concurrency: *concurrency, MaxQueue: *maxQueue,
 		ClientRuns: *clientRuns, Limits: lim, MaxRuns: *maxRuns, MaxDBBytes: maxBytes, Log: log,
+		MaxBody: body, MaxViewers: *maxViewers,
 		CodeVersion: codeVersion(ctx)})
 	if err != nil {
 		return err
