@@ -34,7 +34,7 @@ func (s *Server) routes() chi.Router {
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errorf(http.StatusMethodNotAllowed, "", "%s is not allowed on %s", r.Method, r.URL.Path))
 	})
-	r.Get("/", s.handleIndex)
+	s.pageRoutes(r)
 	r.Route("/api", func(r chi.Router) {
 		r.Get("/health", s.handleHealth)
 		r.Get("/openapi.json", s.handleOpenAPI)
@@ -126,25 +126,6 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			"status", sw.status, "ms", float64(time.Since(t0).Microseconds())/1e3)
 	})
 }
-
-func (s *Server) handleIndex(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	io.WriteString(w, indexHTML)
-}
-
-const indexHTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>cclab</title></head>
-<body>
-<h1>cclab</h1>
-<p>The congestion-control lab's server is running. Its API:</p>
-<ul>
-<li><a href="/api/scenarios">/api/scenarios</a>: the scenario library and stored scenarios</li>
-<li><a href="/api/algorithms">/api/algorithms</a>: the algorithms and their parameters</li>
-<li><a href="/api/runs">/api/runs</a>: runs</li>
-<li><a href="/api/openapi.json">/api/openapi.json</a>: the OpenAPI 3 document of every route</li>
-</ul>
-</body></html>
-`
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	running, queued := s.mgr.counts()
@@ -261,17 +242,34 @@ func (s *Server) handleCreateScenario(w http.ResponseWriter, r *http.Request) {
 
 // validation is the answer of POST /api/scenarios/validate.
 type validation struct {
-	OK       bool            `json:"ok"`       // the scenario is valid
-	Runnable bool            `json:"runnable"` // and within this server's limits
-	ID       string          `json:"id"`
-	Nodes    int             `json:"nodes"`
-	Links    int             `json:"links"`
-	Ports    []string        `json:"ports"`
-	Hosts    []string        `json:"hosts"`
-	Cost     Cost            `json:"cost"`
-	Limit    *apiError       `json:"limit,omitempty"` // the limit a run of it would exceed
-	Scenario json.RawMessage `json:"scenario"`
+	OK       bool     `json:"ok"`       // the scenario is valid
+	Runnable bool     `json:"runnable"` // and within this server's limits
+	ID       string   `json:"id"`
+	Nodes    int      `json:"nodes"`
+	Links    int      `json:"links"`
+	Ports    []string `json:"ports"`
+	Hosts    []string `json:"hosts"`
+	Cost     Cost     `json:"cost"`
+	// Flows are the generated flows (the first maxListedFlows), so an
+	// editor can show which host sends what before running.
+	Flows          []flowBrief     `json:"flows"`
+	FlowsTruncated bool            `json:"flowsTruncated"`
+	Limit          *apiError       `json:"limit,omitempty"` // the limit a run of it would exceed
+	Scenario       json.RawMessage `json:"scenario"`
 }
+
+// flowBrief is one generated flow in a validation answer (start in ns; a
+// flow that waits on a barrier counts from the barrier).
+type flowBrief struct {
+	ID      int     `json:"id"`
+	Src     string  `json:"src"`
+	Dst     string  `json:"dst"`
+	Size    int64   `json:"size"`
+	StartNs float64 `json:"startNs"`
+}
+
+// maxListedFlows bounds the flows a validation answer lists.
+const maxListedFlows = 10000
 
 func (s *Server) handleValidateScenario(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(w, r, s.cfg.MaxBody)
@@ -291,7 +289,15 @@ func (s *Server) handleValidateScenario(w http.ResponseWriter, r *http.Request) 
 	}
 	c := estimate(cfg)
 	v := validation{OK: true, ID: store.ScenarioID(canon), Nodes: len(cfg.Nodes), Links: len(cfg.Links),
-		Ports: meta.Ports, Hosts: meta.Hosts, Cost: c, Scenario: canon}
+		Ports: meta.Ports, Hosts: meta.Hosts, Cost: c, Scenario: canon, Flows: []flowBrief{}}
+	for i, f := range cfg.Flows {
+		if i == maxListedFlows {
+			v.FlowsTruncated = true
+			break
+		}
+		v.Flows = append(v.Flows, flowBrief{ID: i, Src: cfg.Nodes[f.Src].Name, Dst: cfg.Nodes[f.Dst].Name,
+			Size: f.Size, StartNs: float64(f.Start) / 1e3})
+	}
 	if le := s.cfg.Limits.check(c); le != nil {
 		// too big to build here; a run of it would be refused
 		v.Limit = le

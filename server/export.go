@@ -493,6 +493,21 @@ var compareMetrics = func() []compareMetric {
 const maxCompare = 50
 
 func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
+	ids := compareIDs(r)
+	if len(ids) == 0 {
+		s.writeError(w, r, errorf(http.StatusBadRequest, "runs", "want ?runs=ID,ID,... (the runs to compare)"))
+		return
+	}
+	views, rows, err := s.compare(r, ids)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"runs": views, "metrics": rows})
+}
+
+// compareIDs reads ?runs=a,b&runs=c, without repeats.
+func compareIDs(r *http.Request) []string {
 	var ids []string
 	for _, v := range r.URL.Query()["runs"] {
 		for _, id := range strings.Split(v, ",") {
@@ -501,13 +516,13 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if len(ids) == 0 {
-		s.writeError(w, r, errorf(http.StatusBadRequest, "runs", "want ?runs=ID,ID,... (the runs to compare)"))
-		return
-	}
+	return ids
+}
+
+// compare loads runs and puts their headline metrics side by side.
+func (s *Server) compare(r *http.Request, ids []string) ([]runJSON, []compareRow, error) {
 	if len(ids) > maxCompare {
-		s.writeError(w, r, errorf(http.StatusBadRequest, "runs", "at most %d runs at once, got %d", maxCompare, len(ids)))
-		return
+		return nil, nil, errorf(http.StatusBadRequest, "runs", "at most %d runs at once, got %d", maxCompare, len(ids))
 	}
 	views := make([]runJSON, len(ids))
 	sums := make([]map[string]any, len(ids))
@@ -517,8 +532,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 			if isNotFound(err) {
 				err = errorf(http.StatusNotFound, "runs", "no run %q", id)
 			}
-			s.writeError(w, r, err)
-			return
+			return nil, nil, err
 		}
 		v := s.runView(run)
 		if len(run.Summary) > 0 {
@@ -565,7 +579,7 @@ func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows, row)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"runs": views, "metrics": rows})
+	return views, rows, nil
 }
 
 func isNotFound(err error) bool {

@@ -205,11 +205,14 @@ func TestOpenAPIPathParameters(t *testing.T) {
 var chiRegexpParam = regexp.MustCompile(`\{([^}:]+):[^}]*\}`)
 
 // normaliseRoute turns a chi route pattern into an OpenAPI path template:
-// mounted sub-routers' "/*" joins, trailing slashes and wildcards dropped,
-// regexp parameters ({id:[0-9]+}) reduced to their names.
+// mounted sub-routers' "/*" joins and trailing slashes dropped, a trailing
+// wildcard (a file server's) written as the parameter {path}, regexp
+// parameters ({id:[0-9]+}) reduced to their names.
 func normaliseRoute(route string) string {
 	route = strings.ReplaceAll(route, "/*/", "/")
-	route = strings.TrimSuffix(route, "/*")
+	if strings.HasSuffix(route, "/*") {
+		route = strings.TrimSuffix(route, "/*") + "/{path}"
+	}
 	route = chiRegexpParam.ReplaceAllString(route, "{$1}")
 	if len(route) > 1 {
 		route = strings.TrimSuffix(route, "/")
@@ -225,7 +228,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		{"/", "/"},
 		{"/api/*/runs/{id}", "/api/runs/{id}"},
 		{"/api/runs/", "/api/runs"},
-		{"/static/*", "/static"},
+		{"/static/*", "/static/{path}"},
 		{"/api/runs/{id:[0-9a-f]+}/pin", "/api/runs/{id}/pin"},
 	} {
 		if got := normaliseRoute(tc.in); got != tc.want {

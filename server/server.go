@@ -154,6 +154,7 @@ type Server struct {
 	upgrader websocket.Upgrader
 	router   chi.Router
 	viewers  atomic.Int64 // WebSocket viewers connected
+	cards    cardCache    // scenario cards of the home page
 }
 
 // New prepares a server on db: it stores the built-in scenarios, marks runs

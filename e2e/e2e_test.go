@@ -1,0 +1,348 @@
+// Package e2e drives the lab in a real browser (Debian's chromium, through
+// chromedp) against a real `cclab serve` on a free loopback port with a
+// temporary database. Outside CI the tests skip, saying why, when chromium
+// is missing; in CI (CI set) they fail instead. Screenshots of every page go
+// to e2e/screenshots/ (git-ignored) for review.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+var (
+	serverURL string
+	chromium  string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	for _, p := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if path, err := exec.LookPath(p); err == nil {
+			chromium = path
+			break
+		}
+	}
+	if chromium == "" {
+		if os.Getenv("CI") != "" {
+			fmt.Fprintln(os.Stderr, "e2e: chromium is not installed, and CI is set: failing (.ci/run installs it with apt-get)")
+			return 1
+		}
+		fmt.Fprintln(os.Stderr, "e2e: SKIPPING the real-browser tests: chromium is not installed (apt-get install chromium)")
+		return m.Run() // each test skips
+	}
+	dir, err := os.MkdirTemp("", "cclab-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "cclab")
+	build := exec.Command("go", "build", "-o", bin, "cclab/cmd/cclab")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: building cclab:", err)
+		return 1
+	}
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "lab.db"), "--log-level", "warn")
+	var logs bytes.Buffer
+	cmd.Stderr = &logs
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+		if logs.Len() > 0 {
+			fmt.Fprintf(os.Stderr, "server log:\n%s", logs.String())
+		}
+	}()
+	sc := bufio.NewScanner(out)
+	re := regexp.MustCompile(`serving on (http://\S+)`)
+	if !sc.Scan() || re.FindStringSubmatch(sc.Text()) == nil {
+		fmt.Fprintln(os.Stderr, "e2e: cclab serve did not start:", sc.Text(), logs.String())
+		return 1
+	}
+	serverURL = re.FindStringSubmatch(sc.Text())[1]
+	go io.Copy(io.Discard, out)
+	return m.Run()
+}
+
+// browser opens a fresh browser (its own profile: a fresh context) for one
+// test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	if chromium == "" {
+		t.Skip("chromium is not installed (apt-get install chromium)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chromium),
+		chromedp.WindowSize(1400, 1000), chromedp.Flag("no-sandbox", true))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel2 := chromedp.NewContext(actx)
+	t.Cleanup(cancel2)
+	ctx, cancel3 := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel3)
+	// start the browser now, so a failure is reported here
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return ctx
+}
+
+func must(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("%s: %v", js, err)
+	}
+	return v
+}
+
+// SetValue sets a field's value and fires its input and change events, as
+// typing then leaving the field does.
+
+// waitJS polls a JavaScript predicate until it is truthy.
+func waitJS(t *testing.T, ctx context.Context, js string, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		// a navigation in flight destroys the page's context: try again
+		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(time.Until(deadline))))
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) || !strings.Contains(err.Error(), "context") {
+			state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({page: location.pathname,
+				data: Object.assign({}, document.body.dataset), status: (document.getElementById("status") || {}).textContent,
+				errors: (document.getElementById("form-errors") || {}).textContent, js: window.__errors || []})`))
+			t.Fatalf("waiting for %s: %v\npage state: %s", js, err, state)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// screenshot saves the page under e2e/screenshots.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.MkdirAll("screenshots", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("screenshots", name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// noErrors fails on a page error the scripts recorded.
+func noErrors(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if errs := eval[string](t, ctx, `(window.__errors || []).join("\n")`); errs != "" {
+		t.Fatalf("page errors:\n%s", errs)
+	}
+}
+
+func apiGet(t *testing.T, path string, v any) []byte {
+	t.Helper()
+	resp, err := http.Get(serverURL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %s", path, resp.StatusCode, data)
+	}
+	if v != nil {
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return data
+}
+
+func apiPost(t *testing.T, path string, body any, v any) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	resp, err := http.Post(serverURL+path, "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		t.Fatalf("POST %s: %d %s", path, resp.StatusCode, data)
+	}
+	if v != nil {
+		json.Unmarshal(data, v)
+	}
+}
+
+// TestRunFromTheLibrary: home, a built-in scenario, run it slowly, watch
+// the chart grow, change a parameter mid-run and see its marker, reach
+// done, then the run page's summary.
+func TestRunFromTheLibrary(t *testing.T) {
+	ctx := browser(t)
+	must(t, ctx, chromedp.Navigate(serverURL+"/"), chromedp.WaitVisible(chromedp.CSS("#library .card")))
+	if n := eval[int](t, ctx, `document.querySelectorAll("#library .card").length`); n < 10 {
+		t.Fatalf("%d library cards", n)
+	}
+	screenshot(t, ctx, "home")
+	must(t, ctx, chromedp.Click(chromedp.CSS(`#library .card[data-scenario] a[href$="`+libraryID(t, "incast-8to1")+`"]`)))
+	waitJS(t, ctx, `document.body.dataset.page === "lab" && document.body.dataset.valid === "true"`, 20*time.Second)
+	// pick DCQCN: its parameter form comes from the registry (an htmx swap)
+	must(t, ctx, chromedp.SetValue(chromedp.CSS("#f-cc-algorithm"), "dcqcn"))
+	must(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#params [data-path="cc.params.ai"]`)))
+	waitJS(t, ctx, `document.body.dataset.valid === "true" && JSON.parse(document.getElementById("json-text").value).cc.algorithm === "dcqcn"`, 20*time.Second)
+	// 8 × 1 MB into one 100 Gbps port takes ~700 µs; at 500 µs per wall
+	// second the run lasts well over a second
+	must(t, ctx, chromedp.SetValue(chromedp.CSS("#speed"), "1000"))
+	must(t, ctx, chromedp.Click(chromedp.CSS("#run-btn")))
+	waitJS(t, ctx, `Number(document.getElementById("chart-queue").dataset.points || 0) > 0`, 20*time.Second)
+	first := eval[int](t, ctx, `Number(document.getElementById("chart-queue").dataset.points)`)
+	waitJS(t, ctx, fmt.Sprintf(`Number(document.getElementById("chart-queue").dataset.points) > %d`, first), 20*time.Second)
+	// pause, make a live change (DCQCN's additive increase), resume, and
+	// finish at full speed
+	must(t, ctx, chromedp.Click(chromedp.CSS("#pause-btn")))
+	waitJS(t, ctx, `document.getElementById("status").textContent === "paused"`, 20*time.Second)
+	must(t, ctx, chromedp.SetValue(chromedp.CSS(`#params [data-path="cc.params.ai"]`), "40"))
+	waitJS(t, ctx, `document.body.dataset.markers === "1"`, 20*time.Second)
+	screenshot(t, ctx, "lab-running")
+	must(t, ctx, chromedp.Click(chromedp.CSS("#pause-btn")))
+	waitJS(t, ctx, `document.getElementById("status").textContent === "running"`, 20*time.Second)
+	must(t, ctx, chromedp.SetValue(chromedp.CSS("#speed"), "max"))
+	waitJS(t, ctx, `document.getElementById("status").textContent === "done"`, 60*time.Second)
+	noErrors(t, ctx)
+	href := eval[string](t, ctx, `document.getElementById("run-link").getAttribute("href")`)
+	must(t, ctx, chromedp.Navigate(serverURL+href), chromedp.WaitVisible(chromedp.CSS("#summary-table")))
+	summary := eval[string](t, ctx, `document.getElementById("summary-table").innerText`)
+	if !strings.Contains(summary, "flows finished") || !strings.Contains(summary, "8 of 8") {
+		t.Fatalf("run page summary:\n%s", summary)
+	}
+	waitJS(t, ctx, `Number(document.getElementById("chart-queue").dataset.points || 0) > 0`, 20*time.Second)
+	waitJS(t, ctx, `document.body.dataset.markers === "1"`, 20*time.Second)
+	screenshot(t, ctx, "run")
+	noErrors(t, ctx)
+}
+
+func libraryID(t *testing.T, name string) string {
+	var sc struct{ ID string }
+	apiGet(t, "/api/scenarios/"+name, &sc)
+	return sc.ID
+}
+
+// TestEditInvalidThenFix: an invalid value shows its error next to the
+// field; fixing it clears the error and the scenario runs (under a new id).
+func TestEditInvalidThenFix(t *testing.T) {
+	ctx := browser(t)
+	orig := libraryID(t, "incast-8to1")
+	must(t, ctx, chromedp.Navigate(serverURL+"/s/incast-8to1"))
+	waitJS(t, ctx, `document.body.dataset.valid === "true"`, 20*time.Second)
+	must(t, ctx, chromedp.SetValue(chromedp.CSS(`[data-path="topology.hostLink.rate"]`), "fast"))
+	waitJS(t, ctx, `document.body.dataset.valid === "false"`, 20*time.Second)
+	next := `document.querySelector('[data-path="topology.hostLink.rate"]').closest('.field').querySelector('.error').textContent`
+	msg := eval[string](t, ctx, next)
+	if msg == "" || eval[string](t, ctx, `document.querySelector('[data-path="topology.hostLink.rate"]').getAttribute("aria-invalid")`) != "true" {
+		t.Fatalf("no error next to the rate field (got %q)", msg)
+	}
+	screenshot(t, ctx, "lab-invalid")
+	must(t, ctx, chromedp.SetValue(chromedp.CSS(`[data-path="topology.hostLink.rate"]`), "40Gbps"))
+	waitJS(t, ctx, `document.body.dataset.valid === "true"`, 20*time.Second)
+	if msg := eval[string](t, ctx, next); msg != "" {
+		t.Fatalf("error left after the fix: %q", msg)
+	}
+	must(t, ctx, chromedp.Click(chromedp.CSS("#run-btn")))
+	waitJS(t, ctx, `document.getElementById("status").textContent === "done"`, 60*time.Second)
+	id := eval[string](t, ctx, `document.getElementById("scenario-id").dataset.id`)
+	if id == "" || id == orig || !strings.HasSuffix(eval[string](t, ctx, `location.pathname`), "/s/"+id) {
+		t.Fatalf("the edited scenario has id %q (the original %s), page %s", id, orig, eval[string](t, ctx, `location.pathname`))
+	}
+	noErrors(t, ctx)
+}
+
+// TestCompareShareAndDownload: compare two runs (best values marked), open
+// a share link in a fresh browser, and download a CSV whose header and rows
+// match the API.
+func TestCompareShareAndDownload(t *testing.T) {
+	var a, b struct{ ID string }
+	apiPost(t, "/api/runs", map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "hpcc"}}, &a)
+	apiPost(t, "/api/runs", map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "dcqcn"}}, &b)
+	for _, id := range []string{a.ID, b.ID} {
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			var r struct{ Status string }
+			apiGet(t, "/api/runs/"+id, &r)
+			if r.Status == "done" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("run %s is %s", id, r.Status)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	ctx := browser(t)
+	must(t, ctx, chromedp.Navigate(serverURL+"/compare?runs="+a.ID+","+b.ID), chromedp.WaitVisible(chromedp.CSS("#compare-table")))
+	if n := eval[int](t, ctx, `document.querySelectorAll("#compare-table td.best").length`); n < 3 {
+		t.Fatalf("%d best cells marked", n)
+	}
+	waitJS(t, ctx, `Number(document.getElementById("cmp-queue").dataset.points || 0) > 0`, 20*time.Second)
+	screenshot(t, ctx, "compare")
+	noErrors(t, ctx)
+
+	// a share link opens the same scenario in another browser
+	fresh := browser(t)
+	share := serverURL + "/s/" + libraryID(t, "incast-8to1")
+	must(t, fresh, chromedp.Navigate(share))
+	waitJS(t, fresh, `document.body.dataset.valid === "true"`, 20*time.Second)
+	if name := eval[string](t, fresh, `document.querySelector('[data-path="name"]').value`); name != "incast-8to1" {
+		t.Fatalf("share link opened %q", name)
+	}
+	must(t, fresh, chromedp.Navigate(serverURL+"/r/"+a.ID), chromedp.WaitVisible(chromedp.CSS("#summary-table")))
+
+	// the CSV the run page links to, fetched as the browser downloads it
+	csvText, err := chromedp.Run(fresh, chromedp.Evaluate[string](`(async () => {
+		const a = [...document.querySelectorAll("a[download]")].find((x) => x.getAttribute("href").endsWith("/flows.csv"));
+		const r = await fetch(a.href); return await r.text(); })()`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(csvText)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	apiRows, _ := csv.NewReader(bytes.NewReader(apiGet(t, "/api/runs/"+a.ID+"/flows.csv", nil))).ReadAll()
+	if strings.Join(rows[0], ",") != strings.Join(apiRows[0], ",") || len(rows) != len(apiRows) || len(rows) != 9 {
+		t.Fatalf("downloaded CSV: header %v, %d rows; API %v, %d rows", rows[0], len(rows), apiRows[0], len(apiRows))
+	}
+}

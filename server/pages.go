@@ -1,0 +1,439 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"cclab/cc"
+	"cclab/scenarios"
+	"cclab/sim"
+	"cclab/static"
+	"cclab/store"
+	"cclab/web"
+)
+
+// The pages (shared/spec/scenario-format.md, "Pages"): server-rendered with
+// templ from the same data the API serves; the scripts in static/js then
+// talk to the public API only.
+
+// pageRoutes adds the pages and the page fragments htmx asks for.
+func (s *Server) pageRoutes(r chi.Router) {
+	r.Get("/", s.handleHome)
+	r.Get("/lab", s.handleLab)
+	r.Get("/s/{id}", s.handleLab)
+	r.Get("/r/{id}", s.handleRunPage)
+	r.Get("/compare", s.handleComparePage)
+	r.Get("/ui/params", s.handleParamsFragment)
+	r.Post("/ui/topology", s.handleTopologyFragment)
+	sub, err := fs.Sub(static.FS, ".")
+	if err != nil {
+		panic(err) // the embedded tree is part of the binary
+	}
+	files := http.StripPrefix("/static/", http.FileServerFS(sub))
+	r.Get("/static/*", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// render writes a page; a failure after the header is only logged.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, c templ.Component) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := c.Render(r.Context(), w); err != nil {
+		s.log.Warn("rendering a page", "path", r.URL.Path, "err", err)
+	}
+}
+
+// pageError answers a page request that failed: the error in a page, with
+// the status the API would give.
+func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apiError
+	status := http.StatusInternalServerError
+	msg := "internal error"
+	switch {
+	case errors.As(err, &ae):
+		status, msg = ae.Status, ae.Msg
+	case errors.Is(err, store.ErrNotFound):
+		status, msg = http.StatusNotFound, "not found"
+	default:
+		s.log.Error("page failed", "path", r.URL.Path, "err", err)
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	s.render(w, r, web.ErrorPage(status, msg))
+}
+
+// cardCache keeps the cards of scenarios (content-addressed, so a card never
+// goes stale), bounded.
+type cardCache struct {
+	mu    sync.Mutex
+	cards map[string]web.Card
+}
+
+func (c *cardCache) get(id string) (web.Card, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	card, ok := c.cards[id]
+	return card, ok
+}
+
+func (c *cardCache) put(id string, card web.Card) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cards == nil || len(c.cards) > 1000 {
+		c.cards = map[string]web.Card{}
+	}
+	c.cards[id] = card
+}
+
+// papers names the work a built-in scenario reproduces, by name prefix.
+var papers = []struct{ prefix, paper string }{
+	{"mpcc-", "MPCC, model predictive congestion control (seed 000)"},
+	{"fattree16-", "the MPCC thesis' fat-tree, Exp. 3 (seed 000)"},
+	{"qcn-", "QCN stability and the Averaging Principle (seed 003)"},
+	{"fairness-2flows-hpcc", "HPCC's fairness experiment (the reference simulator)"},
+	{"incast-16to1-dcqcn", "DCQCN under incast (the HPCC paper's baseline)"},
+}
+
+func paperOf(name string) string {
+	for _, p := range papers {
+		if strings.HasPrefix(name, p.prefix) {
+			return p.paper
+		}
+	}
+	return ""
+}
+
+// card builds a scenario's card (parsing and building it once).
+func (s *Server) card(sc *store.Scenario) web.Card {
+	if c, ok := s.cards.get(sc.ID); ok {
+		return c
+	}
+	c := web.Card{ID: sc.ID, Library: s.libNames[sc.ID], Name: sc.Name, Description: sc.Description, Builtin: sc.Builtin}
+	if c.Library != "" {
+		c.Paper = paperOf(c.Library)
+	}
+	if parsed, err := scenarios.Parse(sc.JSON); err == nil {
+		c.Algorithm, c.Kind = parsed.CC.Algorithm, parsed.Topology.Kind
+		if cfg, meta, err := scenarios.Build(parsed); err == nil {
+			c.Hosts, c.Flows = len(meta.Hosts), len(cfg.Flows)
+			c.Sketch = web.PlaceTopo(meta.Hosts, meta.Ports)
+		}
+	}
+	s.cards.put(sc.ID, c)
+	return c
+}
+
+func runRow(r *store.Run) web.RunRow {
+	return web.RunRow{ID: r.ID, ScenarioID: r.ScenarioID, Name: r.Name, Algorithm: r.Algorithm, Status: r.Status,
+		Created: r.CreatedAt.UTC().Format("2006-01-02 15:04:05 UTC"), Progress: r.Progress.Fraction, Pinned: r.Pinned}
+}
+
+func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) {
+	list, err := s.db.ListScenarios(r.Context())
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	var h web.Home
+	for i := range list {
+		sc := &list[i]
+		if sc.Builtin {
+			full, err := s.db.GetScenario(r.Context(), sc.ID)
+			if err != nil {
+				s.pageError(w, r, err)
+				return
+			}
+			h.Library = append(h.Library, s.card(full))
+		} else if len(h.Stored) < 12 {
+			full, err := s.db.GetScenario(r.Context(), sc.ID)
+			if err != nil {
+				s.pageError(w, r, err)
+				return
+			}
+			h.Stored = append(h.Stored, s.card(full))
+		}
+	}
+	runs, err := s.db.ListRuns(r.Context(), store.RunFilter{Limit: 20})
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	for i := range runs {
+		h.Runs = append(h.Runs, runRow(&runs[i]))
+	}
+	s.render(w, r, web.HomePage(h))
+}
+
+// newScenario is what "New scenario" opens: a 4-to-1 incast on a 100 Gbps
+// dumbbell under DCQCN, for 2 ms.
+const newScenario = `{"name": "my-scenario", "description": "",
+ "topology": {"kind": "dumbbell", "senders": 4, "hostLink": {"rate": "100Gbps", "delay": "1us"},
+   "bottleneck": {"rate": "100Gbps", "delay": "1us"}},
+ "cc": {"algorithm": "dcqcn"}, "duration": "2ms",
+ "workload": [{"kind": "incast", "senders": ["h0", "h1", "h2", "h3"], "receiver": "r0", "size": "300KB", "start": "0s"}]}`
+
+func algos() []web.Algo {
+	var out []web.Algo
+	for _, a := range cc.Algorithms() {
+		out = append(out, webAlgo(a))
+	}
+	return out
+}
+
+func webAlgo(a *cc.Algorithm) web.Algo {
+	wa := web.Algo{Name: a.Name, Title: a.Title, Help: a.Help}
+	for _, p := range a.Param {
+		wa.Params = append(wa.Params, web.Param{Name: p.Name, Unit: p.Unit, Help: p.Help, Default: p.Default,
+			Min: p.Min, Max: p.Max, Live: p.Live})
+	}
+	for _, p := range a.Presets {
+		wa.Presets = append(wa.Presets, web.Preset{Name: p.Name, Help: p.Help, Values: p.Values})
+	}
+	return wa
+}
+
+func (s *Server) handleLab(w http.ResponseWriter, r *http.Request) {
+	l := web.Lab{Algorithms: algos(), CDFs: scenarios.CDFNames(), RunID: r.URL.Query().Get("run")}
+	doc := []byte(newScenario)
+	if id := chi.URLParam(r, "id"); id != "" {
+		sc, err := s.resolveScenario(r, id)
+		if err != nil {
+			s.pageError(w, r, err)
+			return
+		}
+		doc, l.ScenarioID, l.Name, l.Builtin = sc.JSON, sc.ID, sc.Name, sc.Builtin
+	}
+	parsed, err := scenarios.Parse(doc)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	canon, err := parsed.Canonical()
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	l.ScenarioJSON = string(canon)
+	if _, meta, err := scenarios.Build(parsed); err == nil {
+		l.Topo = web.PlaceTopo(meta.Hosts, meta.Ports)
+	}
+	s.render(w, r, web.LabPage(l))
+}
+
+func (s *Server) handleParamsFragment(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Query().Get("algo")
+	a, ok := cc.Lookup(name)
+	if !ok {
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, "<p class=\"error\">no algorithm %q</p>", templ.EscapeString(name))
+		return
+	}
+	s.render(w, r, web.ParamsForm(webAlgo(a)))
+}
+
+func (s *Server) handleTopologyFragment(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Hosts []string `json:"hosts"`
+		Ports []string `json:"ports"`
+	}
+	if err := decodeBody(w, r, s.cfg.MaxBody, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.render(w, r, web.TopoSVG(web.PlaceTopo(req.Hosts, req.Ports), true))
+}
+
+// summaryView reads the parts of summary.json the run page shows.
+type summaryView struct {
+	FlowsTotal      int     `json:"flows_total"`
+	FlowsFinished   int     `json:"flows_finished"`
+	SimSeconds      float64 `json:"sim_seconds"`
+	WallSeconds     float64 `json:"wall_seconds"`
+	Events          float64 `json:"events"`
+	EventsPerSecond float64 `json:"events_per_second"`
+	EndReason       string  `json:"end_reason"`
+	FCTSlowdown     *struct {
+		Mean, P50, P95, P99 float64
+	} `json:"fct_slowdown"`
+	BySize []struct {
+		Lo, Hi              *float64
+		LoBytes             *float64 `json:"lo_bytes"`
+		HiBytes             *float64 `json:"hi_bytes"`
+		Count               int      `json:"count"`
+		Mean, P50, P95, P99 *float64
+	} `json:"fct_slowdown_by_size"`
+	SwitchQueues struct {
+		P50, P99, Max float64
+	} `json:"switch_queues"`
+	PFC         map[string]float64 `json:"pfc_pause_fraction"`
+	Utilization map[string]float64 `json:"utilization"`
+	Drops       float64            `json:"drops"`
+	Jain        *float64           `json:"jain"`
+	MaxRTT      float64            `json:"max_base_rtt_ns"`
+	Retx        float64            `json:"retransmitted_bytes"`
+}
+
+var bucketNames = []string{"< 10 KB", "10–100 KB", "100 KB–1 MB", "1–10 MB", "≥ 10 MB"}
+
+func g(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
+
+func gp(v *float64) string {
+	if v == nil {
+		return "–"
+	}
+	return g(*v)
+}
+
+func maxOf(m map[string]float64) (string, float64) {
+	best, name := -1.0, ""
+	for k, v := range m {
+		if v > best || (v == best && k < name) {
+			best, name = v, k
+		}
+	}
+	return name, best
+}
+
+func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
+	run, err := s.getRun(r)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	v := s.runView(run)
+	p := web.RunPage{Run: runRow(run), Error: run.Error, Seed: strconv.FormatUint(run.Seed, 10),
+		Terminal: store.Terminal(run.Status), CodeVersion: run.CodeVersion}
+	p.Run.Status = v.Status
+	var params map[string]float64
+	if json.Unmarshal(run.Params, &params) == nil {
+		names := make([]string, 0, len(params))
+		for k := range params {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			p.Params = append(p.Params, web.Row{Label: k, Value: g(params[k])})
+		}
+	}
+	evs, err := s.db.RunEvents(r.Context(), run.ID)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	for _, e := range evs {
+		b, _ := json.Marshal(e.Params)
+		p.Changes = append(p.Changes, web.Row{Label: scenarios.FormatTime(simTime(e.AtPS)), Value: string(b)})
+	}
+	if parsed, err := scenarios.Parse(run.Scenario); err == nil {
+		if _, meta, err := scenarios.Build(parsed); err == nil {
+			p.Topo = web.PlaceTopo(meta.Hosts, meta.Ports)
+		}
+	}
+	var sum summaryView
+	if len(run.Summary) > 0 && json.Unmarshal(run.Summary, &sum) == nil {
+		rows := []web.Row{
+			{Label: "flows finished", Value: fmt.Sprintf("%d of %d", sum.FlowsFinished, sum.FlowsTotal)},
+			{Label: "simulated", Value: scenarios.FormatTime(simTime(int64(sum.SimSeconds * 1e12)))},
+			{Label: "ended because", Value: sum.EndReason},
+		}
+		if f := sum.FCTSlowdown; f != nil {
+			rows = append(rows,
+				web.Row{Label: "FCT slowdown mean", Value: g(f.Mean)},
+				web.Row{Label: "FCT slowdown p50 / p95 / p99", Value: g(f.P50) + " / " + g(f.P95) + " / " + g(f.P99)})
+		}
+		rows = append(rows,
+			web.Row{Label: "switch queue p50 / p99 / max", Value: fmt.Sprintf("%s / %s / %s",
+				scenarios.FormatSize(int64(sum.SwitchQueues.P50)), scenarios.FormatSize(int64(sum.SwitchQueues.P99)),
+				scenarios.FormatSize(int64(sum.SwitchQueues.Max)))})
+		if name, u := maxOf(sum.Utilization); name != "" {
+			rows = append(rows, web.Row{Label: "busiest port", Value: fmt.Sprintf("%s, %.1f%% busy", name, 100*u)})
+		}
+		if name, pf := maxOf(sum.PFC); name != "" && pf > 0 {
+			rows = append(rows, web.Row{Label: "most paused port (PFC)", Value: fmt.Sprintf("%s, %.2f%% of the time", name, 100*pf)})
+		}
+		jain := "– (fewer than 2 flows active through the second half)"
+		if sum.Jain != nil {
+			jain = strconv.FormatFloat(*sum.Jain, 'f', 4, 64)
+		}
+		rows = append(rows,
+			web.Row{Label: "Jain's fairness (second half)", Value: jain},
+			web.Row{Label: "drops", Value: g(sum.Drops)},
+			web.Row{Label: "retransmitted", Value: scenarios.FormatSize(int64(sum.Retx))},
+			web.Row{Label: "wall time", Value: fmt.Sprintf("%.3g s, %.3g M events/s", sum.WallSeconds, sum.EventsPerSecond/1e6)},
+		)
+		p.Summary = rows
+		for i, b := range sum.BySize {
+			if i >= len(bucketNames) {
+				break
+			}
+			p.Sizes = append(p.Sizes, web.SizeRow{Bucket: bucketNames[i], Count: b.Count, Mean: gp(b.Mean), P50: gp(b.P50), P95: gp(b.P95), P99: gp(b.P99)})
+		}
+	} else {
+		p.Summary = []web.Row{{Label: "progress", Value: fmt.Sprintf("%.0f%%", 100*v.Progress)}}
+	}
+	s.render(w, r, web.RunPageView(p))
+}
+
+func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
+	var c web.ComparePage
+	ids := compareIDs(r)
+	if len(ids) > 0 {
+		views, rows, err := s.compare(r, ids)
+		if err != nil {
+			s.pageError(w, r, err)
+			return
+		}
+		c.IDs = strings.Join(ids, ",")
+		c.ScenarioID = views[0].ScenarioID
+		for _, v := range views {
+			c.Runs = append(c.Runs, web.RunRow{ID: v.ID, ScenarioID: v.ScenarioID, Name: v.Name, Algorithm: v.Algorithm, Status: v.Status})
+			if v.ScenarioID != c.ScenarioID {
+				c.ScenarioID = ""
+			}
+		}
+		for _, row := range rows {
+			cr := web.CompareRow{Label: row.Label, Better: row.Better}
+			for i, v := range row.Values {
+				cell := web.CompareCell{Value: "–"}
+				if v != nil {
+					cell.Value = g(*v)
+				}
+				cell.Best = slicesContains(row.Best, i) && len(ids) > 1
+				cr.Cells = append(cr.Cells, cell)
+			}
+			c.Rows = append(c.Rows, cr)
+		}
+	}
+	recent, err := s.db.ListRuns(r.Context(), store.RunFilter{Limit: 50})
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	for i := range recent {
+		c.Recent = append(c.Recent, runRow(&recent[i]))
+	}
+	s.render(w, r, web.ComparePageView(c))
+}
+
+func slicesContains(list []int, x int) bool {
+	for _, v := range list {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// simTime converts picoseconds for formatting.
+func simTime(ps int64) sim.Time { return sim.Time(ps) }

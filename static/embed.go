@@ -1,0 +1,12 @@
+// Package static holds the lab's browser assets, embedded in the binary.
+//
+// FS holds vendor/ (uPlot, htmx), css/ and js/ with their paths kept, e.g.
+// "vendor/uplot/uPlot.iife.min.js", "css/app.css", "js/charts.js". The all:
+// prefix keeps files whose names start with "." or "_" too. chart-demo.html
+// and README.md are not embedded.
+package static
+
+import "embed"
+
+//go:embed all:vendor all:css all:js
+var FS embed.FS

@@ -1,0 +1,134 @@
+// common.js: what every page shares: the large-text toggle, copy-link
+// buttons, "run with every algorithm", and small API helpers. Plain
+// JavaScript, no build step; it talks to the server's public REST API only.
+(function () {
+  "use strict";
+
+  // page errors are kept where the real-browser tests (and a curious
+  // student with the console) can read them
+  window.__errors = [];
+  window.addEventListener("error", (ev) => { window.__errors.push(String(ev.message || ev.error)); });
+  window.addEventListener("unhandledrejection", (ev) => { window.__errors.push("unhandled: " + String(ev.reason && ev.reason.message || ev.reason)); });
+
+  // api calls the REST API and returns the decoded JSON; a 4xx/5xx throws
+  // an Error carrying the contract's error body as .body and .status.
+  async function api(method, path, body) {
+    const init = { method, headers: {} };
+    if (body !== undefined) {
+      init.headers["Content-Type"] = "application/json";
+      init.body = typeof body === "string" ? body : JSON.stringify(body);
+    }
+    init.headers["X-Cclab-Client"] = clientId();
+    const resp = await fetch(path, init);
+    const text = await resp.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch (e) { data = text; }
+    if (!resp.ok) {
+      const err = new Error((data && data.error) || resp.statusText || ("HTTP " + resp.status));
+      err.status = resp.status;
+      err.body = data;
+      throw err;
+    }
+    return data;
+  }
+
+  // clientId identifies this browser to the server's per-client limits, so
+  // a class behind one address is not one client.
+  function clientId() {
+    let id = null;
+    try { id = localStorage.getItem("cclab-client"); } catch (e) { /* private mode */ }
+    if (!id) {
+      id = Math.random().toString(36).slice(2) + Date.now().toString(36);
+      try { localStorage.setItem("cclab-client", id); } catch (e) { /* ignore */ }
+    }
+    return id;
+  }
+
+  async function copyText(text, statusEl) {
+    let ok = false;
+    try {
+      await navigator.clipboard.writeText(text);
+      ok = true;
+    } catch (e) {
+      // clipboard API unavailable (http, permissions): fall back to a
+      // selected text field
+      const ta = document.createElement("textarea");
+      ta.value = text;
+      ta.setAttribute("readonly", "");
+      ta.style.position = "fixed";
+      ta.style.opacity = "0";
+      document.body.appendChild(ta);
+      ta.select();
+      try { ok = document.execCommand("copy"); } catch (e2) { ok = false; }
+      ta.remove();
+    }
+    if (statusEl) {
+      statusEl.textContent = ok ? "Link copied: " + text : "Copy this link: " + text;
+      statusEl.dataset.link = text;
+    }
+    return ok;
+  }
+
+  // runAll starts a scenario under every registered algorithm and opens the
+  // comparison of those runs.
+  async function runAll(scenarioId, button) {
+    if (button) { button.disabled = true; button.textContent = "Starting runs…"; }
+    const algos = await api("GET", "/api/algorithms");
+    const ids = [];
+    const refused = [];
+    for (const a of algos) {
+      try {
+        const r = await api("POST", "/api/runs", { scenarioId, cc: { algorithm: a.name } });
+        ids.push(r.id);
+      } catch (e) {
+        refused.push(a.name + ": " + e.message);
+      }
+    }
+    if (refused.length && window.console) console.warn("runs refused", refused);
+    if (ids.length) {
+      location.href = "/compare?runs=" + ids.join(",");
+    } else if (button) {
+      button.disabled = false;
+      button.textContent = "No algorithm could run it";
+    }
+  }
+
+  function init() {
+    const large = document.getElementById("large-text");
+    const apply = (on) => {
+      document.body.classList.toggle("large", on);
+      if (large) large.setAttribute("aria-pressed", on ? "true" : "false");
+    };
+    let on = false;
+    try { on = localStorage.getItem("cclab-large") === "1"; } catch (e) { /* ignore */ }
+    apply(on);
+    if (large) {
+      large.addEventListener("click", () => {
+        on = !document.body.classList.contains("large");
+        apply(on);
+        try { localStorage.setItem("cclab-large", on ? "1" : "0"); } catch (e) { /* ignore */ }
+      });
+    }
+    const copy = document.getElementById("copy-link");
+    if (copy) {
+      copy.addEventListener("click", () => {
+        const link = copy.dataset.link || location.href;
+        copyText(link, document.getElementById("copy-status"));
+      });
+    }
+    const all = document.getElementById("run-all");
+    if (all) {
+      all.addEventListener("click", () => runAll(all.dataset.scenario, all).catch((e) => {
+        all.disabled = false;
+        all.textContent = "Failed: " + e.message;
+      }));
+    }
+  }
+
+  window.CC = { api, copyText, runAll, clientId };
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();

@@ -1,0 +1,62 @@
+// compare.js: overlaid charts of the compared runs: the largest queue of
+// any switch port and the total throughput over time, FCT slowdown by flow
+// size, and the switch queue CDF.
+(function () {
+  "use strict";
+  const ids = JSON.parse(document.getElementById("compare-data").textContent).runs.split(",").filter(Boolean);
+
+  // combine folds the series of one metric into one: at each time, the
+  // largest (queues) or the sum (throughput).
+  function combine(series, how) {
+    const acc = new Map();
+    for (const s of series) {
+      for (let j = 0; j < s.t.length; j++) {
+        const v = s.v[j];
+        if (v === null) continue;
+        const cur = acc.get(s.t[j]);
+        acc.set(s.t[j], cur === undefined ? v : how === "max" ? Math.max(cur, v) : cur + v);
+      }
+    }
+    const t = Array.from(acc.keys()).sort((a, b) => a - b);
+    return { t, v: t.map((x) => acc.get(x)) };
+  }
+
+  async function main() {
+    const runs = await Promise.all(ids.map((id) => CC.api("GET", "/api/runs/" + id)));
+    const label = (r) => r.algorithm + " " + r.id.slice(0, 6);
+    const queue = CCCharts.timeChart(document.getElementById("cmp-queue"), { title: "Largest switch-port queue", unit: "bytes" });
+    const tput = CCCharts.timeChart(document.getElementById("cmp-tput"), { title: "Total throughput", unit: "bps" });
+    const sizes = [];
+    const cdfs = [];
+    let pending = false;
+    for (const r of runs) {
+      if (r.status === "queued" || r.status === "running" || r.status === "paused") pending = true;
+      const q = await CC.api("GET", "/api/runs/" + r.id + "/series?level=1&metric=queue_bytes");
+      const sw = q.series.filter((s) => !/^h\d|^r\d/.test(s.entity));
+      const qc = combine(sw.length ? sw : q.series, "max");
+      queue.ensureSeries(label(r), label(r));
+      queue.append(label(r), qc.t, qc.v);
+      const th = await CC.api("GET", "/api/runs/" + r.id + "/series?level=1&metric=throughput_bps");
+      const tc = combine(th.series, "sum");
+      tput.ensureSeries(label(r), label(r));
+      tput.append(label(r), tc.t, tc.v);
+      const s = r.summary;
+      if (s && s.fct_slowdown_by_size) {
+        const pick = (k) => s.fct_slowdown_by_size.map((x) => (x.count > 0 ? x[k] : null));
+        sizes.push({ label: label(r), p50: pick("p50"), p95: pick("p95"), p99: pick("p99") });
+      }
+      if (s && s.switch_queues && s.switch_queues.cdf) cdfs.push({ label: label(r), points: s.switch_queues.cdf });
+    }
+    queue.redraw();
+    tput.redraw();
+    CCCharts.sizeChart(document.getElementById("cmp-sizes"), { title: "FCT slowdown by flow size" }).set(sizes);
+    CCCharts.cdfChart(document.getElementById("cmp-cdf"), { title: "Switch queue CDF", xUnit: "bytes" }).set(cdfs);
+    if (pending) setTimeout(() => location.reload(), 2000);
+  }
+  main().catch((e) => {
+    const p = document.createElement("p");
+    p.className = "errors";
+    p.textContent = "Could not load the runs: " + e.message;
+    document.getElementById("main").prepend(p);
+  });
+})();

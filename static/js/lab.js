@@ -1,0 +1,539 @@
+// lab.js: the lab page. The editor is a form whose inputs name the field of
+// the scenario they edit (data-path, e.g. "topology.hostLink.rate"); the
+// scenario document is the editor's state, validated by the server on
+// every change, with each problem shown next to the field it names.
+(function () {
+  "use strict";
+
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+
+  // ---- paths: "workload[0].flows[1].size" ----
+  function parsePath(path) {
+    const steps = [];
+    for (const part of path.split(".")) {
+      const m = part.match(/^([^[\]]*)((?:\[\d+\])*)$/);
+      if (!m) { steps.push(part); continue; }
+      if (m[1]) steps.push(m[1]);
+      for (const idx of m[2].match(/\d+/g) || []) steps.push(Number(idx));
+    }
+    return steps;
+  }
+
+  function getPath(obj, path) {
+    let cur = obj;
+    for (const s of parsePath(path)) {
+      if (cur === null || cur === undefined) return undefined;
+      cur = cur[s];
+    }
+    return cur;
+  }
+
+  function setPath(obj, path, value) {
+    const steps = parsePath(path);
+    let cur = obj;
+    for (let i = 0; i < steps.length - 1; i++) {
+      const s = steps[i];
+      if (cur[s] === null || typeof cur[s] !== "object") cur[s] = typeof steps[i + 1] === "number" ? [] : {};
+      cur = cur[s];
+    }
+    const last = steps[steps.length - 1];
+    if (value === undefined) delete cur[last];
+    else cur[last] = value;
+  }
+
+  // pruneEmpty removes objects left empty by cleared fields.
+  function pruneEmpty(obj) {
+    if (!obj || typeof obj !== "object" || Array.isArray(obj)) return;
+    for (const k of Object.keys(obj)) {
+      const v = obj[k];
+      if (v && typeof v === "object" && !Array.isArray(v)) {
+        pruneEmpty(v);
+        if (Object.keys(v).length === 0) delete obj[k];
+      }
+    }
+  }
+
+  // ---- values between inputs and JSON ----
+  function readInput(el) {
+    const type = el.dataset.type;
+    if (type === "bool") return el.checked;
+    const raw = el.value.trim();
+    if (raw === "") return undefined;
+    switch (type) {
+      case "int":
+      case "number":
+      case "param": {
+        if (type === "param" && (raw === "true" || raw === "false")) return raw === "true";
+        const n = Number(raw);
+        return raw !== "" && Number.isFinite(n) ? n : raw; // a unit string or a typo: the server says which
+      }
+      case "list": {
+        if (/^\d+$/.test(raw)) return Number(raw);
+        return raw.split(",").map((x) => x.trim()).filter((x) => x !== "");
+      }
+      default:
+        return raw;
+    }
+  }
+
+  function writeInput(el, v) {
+    if (el.dataset.type === "bool") {
+      el.checked = v === undefined ? el.dataset.default === "true" : !!v;
+      return;
+    }
+    if (v === undefined || v === null) el.value = "";
+    else if (Array.isArray(v)) el.value = v.join(", ");
+    else el.value = String(v);
+  }
+
+  // ---- the editor ----
+  const data = JSON.parse($("#lab-data").textContent);
+  let base = JSON.parse(data.scenario); // the document the form edits
+  let scenarioId = data.scenarioId;
+  let lastValid = null; // the last validation answer
+  let hosts = [];
+  let running = null; // the run id while one is live
+  let paused = false;
+  const view = new RunView();
+
+  const form = $("#editor");
+  const list = $("#workload-list");
+
+  function showKind(kind) {
+    for (const el of $$(".kind", form)) {
+      const on = el.dataset.kind === kind;
+      el.hidden = !on;
+      for (const input of $$("[data-path]", el)) input.disabled = !on;
+    }
+  }
+
+  function fillForm(doc) {
+    for (const el of $$("#fs-general [data-path], #fs-topology [data-path], #fs-switch [data-path]", form)) {
+      writeInput(el, getPath(doc, el.dataset.path));
+    }
+    showKind((doc.topology && doc.topology.kind) || "dumbbell");
+    list.textContent = "";
+    (doc.workload || []).forEach((w) => addRow(w));
+    $("#f-cc-algorithm").value = (doc.cc && doc.cc.algorithm) || "dcqcn";
+    loadParams(doc.cc || {});
+    $("#json-text").value = JSON.stringify(doc, null, 2);
+  }
+
+  async function loadParams(ccObj) {
+    const algo = $("#f-cc-algorithm").value;
+    const resp = await fetch("/ui/params?algo=" + encodeURIComponent(algo));
+    $("#params").innerHTML = await resp.text();
+    fillParams(ccObj);
+  }
+
+  function fillParams(ccObj) {
+    for (const el of $$("#params [data-path]")) writeInput(el, getPath({ cc: ccObj }, el.dataset.path));
+    setRunning(running !== null);
+  }
+
+  // ---- workload rows ----
+  function rowTemplate(kind) {
+    const known = ["flows", "incast", "poisson"].includes(kind);
+    const tpl = $("#tpl-" + (known ? kind : "other"));
+    const li = tpl.content.firstElementChild.cloneNode(true);
+    if (!known) $(".wl-kind", li).textContent = kind;
+    return li;
+  }
+
+  function addRow(w) {
+    const li = rowTemplate(w.kind);
+    li.wl = JSON.parse(JSON.stringify(w)); // the entry as loaded: fields the row does not show are kept
+    for (const el of $$(":scope > label [data-rel], :scope > [data-rel]", li)) {
+      writeInput(el, w[el.dataset.rel]);
+    }
+    if (w.kind === "flows") {
+      const flows = $(".flows", li);
+      for (const f of w.flows || []) flows.appendChild(flowRow(f));
+    }
+    list.appendChild(li);
+    numberRows();
+  }
+
+  function flowRow(f) {
+    const li = $("#tpl-flow").content.firstElementChild.cloneNode(true);
+    for (const el of $$("[data-rel]", li)) writeInput(el, f[el.dataset.rel]);
+    return li;
+  }
+
+  // numberRows gives each row and flow the paths its errors come back on.
+  function numberRows() {
+    $$(":scope > li", list).forEach((li, i) => {
+      li.dataset.index = String(i);
+      li.setAttribute("aria-label", "Workload " + (i + 1) + ": " + li.dataset.kind);
+      $$(".flows > li", li).forEach((f, j) => { f.dataset.index = String(j); });
+    });
+  }
+
+  function collectWorkload() {
+    return $$(":scope > li", list).map((li) => {
+      const w = JSON.parse(JSON.stringify(li.wl || {}));
+      w.kind = li.wl ? li.wl.kind : li.dataset.kind;
+      if (li.dataset.kind === "other") return w;
+      for (const el of $$(":scope > label [data-rel], :scope > [data-rel]", li)) {
+        const v = readInput(el);
+        if (v === undefined) delete w[el.dataset.rel];
+        else w[el.dataset.rel] = v;
+      }
+      if (li.dataset.kind === "flows") {
+        w.flows = $$(".flows > li", li).map((f) => {
+          const o = {};
+          for (const el of $$("[data-rel]", f)) {
+            const v = readInput(el);
+            if (v !== undefined) o[el.dataset.rel] = v;
+          }
+          return o;
+        });
+      }
+      return w;
+    });
+  }
+
+  function defaultEntry(kind) {
+    const h0 = hosts[0] || "h0";
+    const h1 = hosts[hosts.length - 1] || "h1";
+    switch (kind) {
+      case "flows": return { kind, flows: [{ src: h0, dst: h1, size: "1MB", start: "0s" }] };
+      case "incast": return { kind, senders: hosts.slice(0, Math.max(1, hosts.length - 1)), receiver: h1, size: "300KB", start: "0s" };
+      default: return { kind: "poisson", cdf: "websearch", load: 0.3, from: "0s", until: "1ms" };
+    }
+  }
+
+  // ---- the document ----
+  function collect() {
+    const doc = JSON.parse(JSON.stringify(base));
+    for (const el of $$("#fs-general [data-path], #fs-switch [data-path]", form)) {
+      setPath(doc, el.dataset.path, readInput(el));
+    }
+    const kind = $("#f-topology-kind").value;
+    if (kind === "custom" && base.topology && base.topology.kind === "custom") {
+      doc.topology = JSON.parse(JSON.stringify(base.topology));
+    } else {
+      doc.topology = { kind };
+      for (const el of $$(".kind[data-kind='" + kind + "'] [data-path]", form)) {
+        setPath(doc, el.dataset.path, readInput(el));
+      }
+    }
+    doc.workload = collectWorkload();
+    const algo = $("#f-cc-algorithm").value;
+    const ccObj = { algorithm: algo };
+    if (base.cc && base.cc.algorithm === algo) {
+      // keep what the form does not show (per-flow cc stays in workload)
+    }
+    for (const el of $$("#params [data-path]")) setPath({ cc: ccObj }, el.dataset.path, readInput(el));
+    doc.cc = ccObj;
+    pruneEmpty(doc);
+    if (!doc.workload) doc.workload = [];
+    return doc;
+  }
+
+  // ---- validation and errors ----
+  function clearErrors() {
+    for (const el of $$(".error")) el.textContent = "";
+    for (const el of $$("[aria-invalid]")) el.removeAttribute("aria-invalid");
+    for (const el of $$(".field.invalid")) el.classList.remove("invalid");
+    $("#form-errors").textContent = "";
+  }
+
+  // errorTarget finds where a problem on field is shown: the field's own
+  // error element, or the nearest enclosing one.
+  function errorTarget(field) {
+    let path = field;
+    while (path) {
+      const wl = path.match(/^workload\[(\d+)\](?:\.(.*))?$/);
+      if (wl) {
+        const row = $$(":scope > li", list)[Number(wl[1])];
+        if (row) {
+          let rest = wl[2] || "";
+          const fl = rest.match(/^flows\[(\d+)\]/);
+          if (fl) {
+            const f = $$(".flows > li", row)[Number(fl[1])];
+            if (f) return { box: $("[data-error-rel='']", f), input: fieldInput(f, rest.replace(/^flows\[\d+\]\.?/, "")) };
+            rest = "";
+          }
+          const box = $("[data-error-rel='" + rest.split(/[.[]/)[0] + "']", row) || $(":scope > [data-error-rel='']", row);
+          return { box, input: fieldInput(row, rest.split(/[.[]/)[0]) };
+        }
+      }
+      const box = visible("[data-error-for='" + CSS.escape(path) + "']");
+      if (box) {
+        return { box, input: visible("[data-path='" + CSS.escape(field) + "']") || visible("[data-path='" + CSS.escape(path) + "']") };
+      }
+      const cut = Math.max(path.lastIndexOf("."), path.lastIndexOf("["));
+      path = cut > 0 ? path.slice(0, cut) : "";
+    }
+    return { box: null, input: null };
+  }
+
+  // visible finds the first match outside the hidden topology kinds.
+  function visible(sel) {
+    return $$(sel).find((el) => !el.closest("[hidden]")) || null;
+  }
+
+  function fieldInput(root, rel) {
+    return rel ? $("[data-rel='" + CSS.escape(rel) + "']", root) : null;
+  }
+
+  function showErrors(errors) {
+    clearErrors();
+    let first = null;
+    for (const e of errors || []) {
+      const { box, input } = errorTarget(e.field || "");
+      const text = (e.field ? e.field + ": " : "") + e.error;
+      if (box) {
+        box.textContent = box.textContent ? box.textContent + "; " + e.error : e.error;
+        box.dataset.field = e.field;
+      } else {
+        const p = document.createElement("p");
+        p.textContent = text;
+        $("#form-errors").appendChild(p);
+      }
+      if (input) {
+        input.setAttribute("aria-invalid", "true");
+        const f = input.closest(".field");
+        if (f) f.classList.add("invalid");
+        if (!first) first = input;
+      }
+    }
+    return first;
+  }
+
+  let validateTimer = null;
+  let validateSeq = 0;
+  function scheduleValidate() {
+    clearTimeout(validateTimer);
+    validateTimer = setTimeout(validate, 250);
+  }
+
+  async function validate() {
+    const seq = ++validateSeq;
+    const doc = collect();
+    $("#json-text").value = JSON.stringify(doc, null, 2);
+    try {
+      const v = await CC.api("POST", "/api/scenarios/validate", doc);
+      if (seq !== validateSeq) return null;
+      clearErrors();
+      lastValid = v;
+      hosts = v.hosts || [];
+      view.setFlows(v.flows);
+      if (!v.runnable && v.limit) showErrors(v.limit.errors);
+      drawTopology(v);
+      document.body.dataset.valid = "true";
+      return v;
+    } catch (e) {
+      if (seq !== validateSeq) return null;
+      lastValid = null;
+      document.body.dataset.valid = "false";
+      showErrors(e.body && e.body.errors ? e.body.errors : [{ field: "", error: e.message }]);
+      return null;
+    }
+  }
+
+  let topoKey = "";
+  async function drawTopology(v) {
+    const key = (v.hosts || []).join(",") + "|" + (v.ports || []).join(",");
+    if (key === topoKey) return;
+    topoKey = key;
+    const resp = await fetch("/ui/topology", {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ hosts: v.hosts, ports: v.ports }),
+    });
+    if (resp.ok) {
+      $("#topology-view").innerHTML = await resp.text();
+      view.markTopology();
+    }
+  }
+
+  // ---- save and share ----
+  async function save() {
+    const v = await validate();
+    if (!v) return null;
+    const doc = collect();
+    const r = await CC.api("POST", "/api/scenarios", doc);
+    if (r.id !== scenarioId) {
+      scenarioId = r.id;
+      history.replaceState(null, "", "/s/" + r.id);
+    }
+    const idEl = $("#scenario-id");
+    idEl.textContent = "id " + r.id;
+    idEl.dataset.id = r.id;
+    $("#copy-link").dataset.link = location.origin + "/s/" + r.id;
+    $("#lab-title").textContent = doc.name || "Scenario";
+    base = doc;
+    return r.id;
+  }
+
+  // ---- running ----
+  function setRunning(on) {
+    for (const fs of $$("fieldset", form)) {
+      if (fs.id === "fs-cc") continue;
+      fs.disabled = on;
+    }
+    $("#f-cc-algorithm").disabled = on;
+    for (const f of $$("#params .field")) {
+      const input = $("[data-path]", f);
+      if (input) input.disabled = on && f.dataset.live !== "true";
+    }
+    $("#json-apply").disabled = on;
+    $("#run-btn").disabled = on;
+    $("#pause-btn").disabled = !on;
+    $("#stop-btn").disabled = !on;
+    if (!on) { paused = false; $("#pause-btn").textContent = "Pause"; }
+  }
+
+  function speedValue() {
+    const v = $("#speed").value;
+    return v === "max" ? "max" : Number(v);
+  }
+
+  function setStatus(status) {
+    const el = $("#status");
+    el.textContent = status;
+    el.className = "badge " + status;
+  }
+
+  function onProgress(p) {
+    $("#progress").value = p.progress || 0;
+    setStatus(p.status);
+    const total = lastValid && base.duration ? " of " + base.duration : "";
+    $("#progress-text").textContent = "simulated " + CCCharts.fmt.ns(p.simNs) + total + ", " +
+      p.flowsFinished + "/" + p.flowsTotal + " flows done, " + (p.eventsPerSecond / 1e6).toFixed(2) + " M events/s";
+  }
+
+  function follow(runId) {
+    running = runId;
+    setRunning(true);
+    const link = $("#run-link");
+    link.href = "/r/" + runId;
+    link.textContent = "run " + runId;
+    link.hidden = false;
+    view.attach(runId, {
+      progress: onProgress,
+      done: (m) => {
+        setStatus(m.status);
+        if (m.type === "done" && m.status === "done") $("#progress").value = 1;
+        if (m.error) $("#form-errors").textContent = m.error;
+        running = null;
+        setRunning(false);
+      },
+      error: (msg) => { $("#form-errors").textContent = msg; },
+    });
+  }
+
+  async function run() {
+    $("#run-btn").disabled = true;
+    try {
+      const id = await save();
+      if (!id) {
+        const first = $("[aria-invalid='true']");
+        if (first) first.focus();
+        $("#run-btn").disabled = false;
+        return;
+      }
+      const r = await CC.api("POST", "/api/runs", { scenarioId: id, speed: speedValue() });
+      view.reset();
+      setStatus("queued");
+      $("#progress").value = 0;
+      follow(r.id);
+    } catch (e) {
+      showErrors(e.body && e.body.errors ? e.body.errors : [{ field: "", error: e.message }]);
+      $("#run-btn").disabled = false;
+    }
+  }
+
+  async function control(what) {
+    if (!running) return;
+    try {
+      await CC.api("POST", "/api/runs/" + running + "/" + what);
+      if (what === "pause" || what === "resume") {
+        paused = what === "pause";
+        $("#pause-btn").textContent = paused ? "Resume" : "Pause";
+      }
+    } catch (e) {
+      $("#form-errors").textContent = e.message;
+    }
+  }
+
+  // a live parameter edit during a run goes to the run, not the document
+  async function liveParam(el) {
+    const name = el.dataset.path.replace(/^cc\.params\./, "");
+    const v = readInput(el);
+    if (v === undefined) return;
+    const box = $("[data-error-for='" + CSS.escape(el.dataset.path) + "']");
+    try {
+      await CC.api("POST", "/api/runs/" + running + "/params", { [name]: v });
+      if (box) box.textContent = "";
+      el.removeAttribute("aria-invalid");
+    } catch (e) {
+      if (box) box.textContent = e.message;
+      el.setAttribute("aria-invalid", "true");
+    }
+  }
+
+  // ---- events ----
+  form.addEventListener("input", (ev) => {
+    if (ev.target.id === "json-text") return;
+    if (running && ev.target.closest("#params")) return;
+    scheduleValidate();
+  });
+  form.addEventListener("change", (ev) => {
+    const t = ev.target;
+    if (t.id === "json-text") return;
+    if (running && t.closest("#params .field[data-live='true']")) { liveParam(t); return; }
+    if (t.id === "f-topology-kind") showKind(t.value);
+    if (t.id === "f-cc-preset") {
+      // a preset replaces the parameters: clear the overrides
+      for (const el of $$("#params [data-type='param']")) el.value = "";
+    }
+    scheduleValidate();
+  });
+  form.addEventListener("click", (ev) => {
+    const t = ev.target;
+    if (t.matches("[data-add]")) { addRow(defaultEntry(t.dataset.add)); scheduleValidate(); }
+    if (t.matches("[data-remove]")) { t.closest("li.wl").remove(); numberRows(); scheduleValidate(); }
+    if (t.matches("[data-add-flow]")) {
+      const h0 = hosts[0] || "h0";
+      $(".flows", t.closest("li.wl")).appendChild(flowRow({ src: h0, dst: hosts[hosts.length - 1] || "h1", size: "1MB", start: "0s" }));
+      numberRows();
+      scheduleValidate();
+    }
+    if (t.matches("[data-remove-flow]")) { t.closest("li.flow").remove(); numberRows(); scheduleValidate(); }
+  });
+  document.body.addEventListener("htmx:afterSwap", (ev) => {
+    if (ev.target.id === "params") { fillParams({}); scheduleValidate(); }
+  });
+  $("#json-apply").addEventListener("click", () => {
+    try {
+      base = JSON.parse($("#json-text").value);
+    } catch (e) {
+      showErrors([{ field: "", error: "the JSON does not parse: " + e.message }]);
+      return;
+    }
+    fillForm(base);
+    scheduleValidate();
+  });
+  $("#run-btn").addEventListener("click", run);
+  $("#pause-btn").addEventListener("click", () => control(paused ? "resume" : "pause"));
+  $("#stop-btn").addEventListener("click", () => control("cancel"));
+  $("#speed").addEventListener("change", () => {
+    if (running) CC.api("POST", "/api/runs/" + running + "/speed", { speed: speedValue() }).catch((e) => {
+      $("#form-errors").textContent = e.message;
+    });
+  });
+  $("#copy-link").addEventListener("click", async (ev) => {
+    // share what is on screen: save it first (a changed scenario forks)
+    ev.stopImmediatePropagation();
+    const id = await save();
+    if (id) CC.copyText(location.origin + "/s/" + id, $("#copy-status"));
+  }, true);
+
+  fillForm(base);
+  if (scenarioId) $("#copy-link").dataset.link = location.origin + "/s/" + scenarioId;
+  validate();
+  if (data.runId) follow(data.runId);
+})();

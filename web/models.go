@@ -1,0 +1,106 @@
+package web
+
+// Card is one scenario of the library (or a stored one) on the home page.
+type Card struct {
+	ID, Library, Name, Description string
+	Paper                          string // the work it reproduces, "" if none
+	Algorithm, Kind                string
+	Hosts, Flows                   int
+	Builtin                        bool
+	Sketch                         Topo
+}
+
+// RunRow is one run in a list.
+type RunRow struct {
+	ID, ScenarioID, Name, Algorithm, Status, Created string
+	Progress                                         float64
+	Pinned                                           bool
+}
+
+// Home is the home page.
+type Home struct {
+	Library []Card
+	Stored  []Card
+	Runs    []RunRow
+}
+
+// Param is one algorithm parameter of the registry.
+type Param struct {
+	Name, Unit, Help, Kind string
+	Default, Min, Max      float64
+	Live                   bool
+}
+
+// Preset is a named parameter set.
+type Preset struct {
+	Name, Help string
+	Values     map[string]float64
+}
+
+// Algo is one algorithm of the registry.
+type Algo struct {
+	Name, Title, Help string
+	Params            []Param
+	Presets           []Preset
+}
+
+// Lab is the lab page: a scenario ready to edit and run.
+type Lab struct {
+	ScenarioID   string // "" for a new scenario
+	Name         string
+	Builtin      bool
+	ScenarioJSON string // the normalised scenario, for the editor
+	Algorithms   []Algo
+	CDFs         []string
+	Topo         Topo
+	RunID        string // a run to attach to (?run=)
+}
+
+// Row is one line of a summary table.
+type Row struct {
+	Label, Value string
+}
+
+// SizeRow is one flow-size bucket of the FCT slowdown table.
+type SizeRow struct {
+	Bucket              string
+	Count               int
+	Mean, P50, P95, P99 string
+}
+
+// RunPage is a stored (or running) run.
+type RunPage struct {
+	Run         RunRow
+	Error       string
+	Seed        string
+	Params      []Row
+	Summary     []Row
+	Sizes       []SizeRow
+	Changes     []Row
+	Topo        Topo
+	Terminal    bool
+	CodeVersion string
+}
+
+// CompareCell is one value of the comparison table.
+type CompareCell struct {
+	Value string
+	Best  bool
+}
+
+// CompareRow is one metric across the compared runs.
+type CompareRow struct {
+	Label, Better string
+	Cells         []CompareCell
+}
+
+// ComparePage compares runs side by side.
+type ComparePage struct {
+	IDs    string // comma-separated, for the scripts
+	Runs   []RunRow
+	Rows   []CompareRow
+	Recent []RunRow // to pick from
+	// ScenarioID is set when every compared run shares a scenario: the
+	// page then offers to run it with every algorithm.
+	ScenarioID string
+}
