@@ -134,12 +134,14 @@ func waitJS(t *testing.T, ctx context.Context, js string, timeout time.Duration)
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
-		// a navigation in flight destroys the page's context: try again
+		// a navigation in flight destroys the page's context, or the
+		// target: try again on the new page
 		_, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](js, chromedp.WithPollingTimeout(time.Until(deadline))))
 		if err == nil {
 			return
 		}
-		if time.Now().After(deadline) || !strings.Contains(err.Error(), "context") {
+		transient := strings.Contains(err.Error(), "context") || strings.Contains(err.Error(), "navigated")
+		if time.Now().After(deadline) || !transient {
 			state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({page: location.pathname,
 				data: Object.assign({}, document.body.dataset), status: (document.getElementById("status") || {}).textContent,
 				errors: (document.getElementById("form-errors") || {}).textContent, js: window.__errors || []})`))
@@ -250,7 +252,7 @@ func TestRunFromTheLibrary(t *testing.T) {
 		t.Fatalf("run page summary:\n%s", summary)
 	}
 	waitJS(t, ctx, `Number(document.getElementById("chart-queue").dataset.points || 0) > 0`, 20*time.Second)
-	waitJS(t, ctx, `document.body.dataset.markers === "1"`, 20*time.Second)
+	waitJS(t, ctx, `document.body.dataset.markers === "1" && document.body.dataset.charts === "ready"`, 20*time.Second)
 	screenshot(t, ctx, "run")
 	noErrors(t, ctx)
 }
@@ -281,6 +283,15 @@ func TestEditInvalidThenFix(t *testing.T) {
 	if msg := eval[string](t, ctx, next); msg != "" {
 		t.Fatalf("error left after the fix: %q", msg)
 	}
+	// the workload list: add a Poisson entry, see it validated, remove it
+	must(t, ctx, chromedp.Click(chromedp.CSS(`[data-add="poisson"]`)))
+	waitJS(t, ctx, `document.querySelectorAll("#workload-list > li").length === 2 && document.body.dataset.valid === "true" &&
+		(JSON.parse(document.getElementById("json-text").value).workload[1] || {}).kind === "poisson"`, 20*time.Second)
+	must(t, ctx, chromedp.SetValue(chromedp.CSS(`#workload-list > li[data-kind="poisson"] [data-rel="load"]`), "7"))
+	waitJS(t, ctx, `document.body.dataset.valid === "false" &&
+		document.querySelector('#workload-list > li[data-kind="poisson"] [data-error-rel="load"]').textContent !== ""`, 20*time.Second)
+	must(t, ctx, chromedp.Click(chromedp.CSS(`#workload-list > li[data-kind="poisson"] [data-remove]`)))
+	waitJS(t, ctx, `document.querySelectorAll("#workload-list > li").length === 1 && document.body.dataset.valid === "true"`, 20*time.Second)
 	must(t, ctx, chromedp.Click(chromedp.CSS("#run-btn")))
 	waitJS(t, ctx, `document.getElementById("status").textContent === "done"`, 60*time.Second)
 	id := eval[string](t, ctx, `document.getElementById("scenario-id").dataset.id`)
@@ -316,8 +327,17 @@ func TestCompareShareAndDownload(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll("#compare-table td.best").length`); n < 3 {
 		t.Fatalf("%d best cells marked", n)
 	}
-	waitJS(t, ctx, `Number(document.getElementById("cmp-queue").dataset.points || 0) > 0`, 20*time.Second)
+	waitJS(t, ctx, `Number(document.getElementById("cmp-queue").dataset.points || 0) > 0 && document.body.dataset.charts === "ready"`, 20*time.Second)
 	screenshot(t, ctx, "compare")
+	noErrors(t, ctx)
+
+	// one click runs the scenario under every algorithm and compares them
+	must(t, ctx, chromedp.Click(chromedp.CSS("#run-all")))
+	waitJS(t, ctx, `location.pathname === "/compare" && new URLSearchParams(location.search).get("runs").split(",").length >= 6`, 30*time.Second)
+	waitJS(t, ctx, `document.querySelectorAll("#compare-table thead th").length >= 7 &&
+		[...document.querySelectorAll("#compare-table .badge")].every((b) => b.textContent === "done")`, 90*time.Second)
+	waitJS(t, ctx, `document.body.dataset.charts === "ready"`, 30*time.Second)
+	screenshot(t, ctx, "compare-all")
 	noErrors(t, ctx)
 
 	// a share link opens the same scenario in another browser

@@ -389,7 +389,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 type compareRow struct {
 	Name   string     `json:"name"`
 	Label  string     `json:"label"`
-	Better string     `json:"better"` // "lower" or "higher"
+	Better string     `json:"better"` // "lower", "higher", or "" (no better: none is marked best)
 	Values []*float64 `json:"values"` // null where a run has no value
 	Best   []int      `json:"best"`   // indexes of the best value(s)
 }
@@ -482,7 +482,7 @@ var compareMetrics = func() []compareMetric {
 		compareMetric{"jain", "Jain's fairness (second half)", "higher", path("jain")},
 		compareMetric{"series_stats.qp_solve_ns.p50", "QP solve time p50 (ns)", "lower", path("series_stats", "qp_solve_ns", "p50")},
 		compareMetric{"series_stats.qp_solve_ns.p99", "QP solve time p99 (ns)", "lower", path("series_stats", "qp_solve_ns", "p99")},
-		compareMetric{"sim_seconds", "simulated seconds", "higher", path("sim_seconds")},
+		compareMetric{"sim_seconds", "simulated seconds", "", path("sim_seconds")},
 		compareMetric{"wall_seconds", "wall-clock seconds", "lower", path("wall_seconds")},
 		compareMetric{"events_per_second", "events per second", "higher", path("events_per_second")},
 	)
@@ -561,6 +561,10 @@ func (s *Server) compare(r *http.Request, ids []string) ([]runJSON, []compareRow
 			}
 		}
 		if !any {
+			continue
+		}
+		if cm.better == "" {
+			rows = append(rows, row) // a fact, not a score
 			continue
 		}
 		best := math.NaN()

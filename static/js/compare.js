@@ -21,6 +21,11 @@
     return { t, v: t.map((x) => acc.get(x)) };
   }
 
+  // while a compared run is still going, the page refreshes itself
+  const live = ["queued", "running", "paused"];
+  const pending = Array.from(document.querySelectorAll("#compare-table thead .badge")).some((b) => live.includes(b.textContent.trim()));
+  if (pending) setTimeout(() => location.reload(), 2000);
+
   async function main() {
     const runs = await Promise.all(ids.map((id) => CC.api("GET", "/api/runs/" + id)));
     const label = (r) => r.algorithm + " " + r.id.slice(0, 6);
@@ -28,9 +33,7 @@
     const tput = CCCharts.timeChart(document.getElementById("cmp-tput"), { title: "Total throughput", unit: "bps" });
     const sizes = [];
     const cdfs = [];
-    let pending = false;
     for (const r of runs) {
-      if (r.status === "queued" || r.status === "running" || r.status === "paused") pending = true;
       const q = await CC.api("GET", "/api/runs/" + r.id + "/series?level=1&metric=queue_bytes");
       const sw = q.series.filter((s) => !/^h\d|^r\d/.test(s.entity));
       const qc = combine(sw.length ? sw : q.series, "max");
@@ -51,7 +54,7 @@
     tput.redraw();
     CCCharts.sizeChart(document.getElementById("cmp-sizes"), { title: "FCT slowdown by flow size" }).set(sizes);
     CCCharts.cdfChart(document.getElementById("cmp-cdf"), { title: "Switch queue CDF", xUnit: "bytes" }).set(cdfs);
-    if (pending) setTimeout(() => location.reload(), 2000);
+    document.body.dataset.charts = "ready";
   }
   main().catch((e) => {
     const p = document.createElement("p");

@@ -31,6 +31,7 @@
     if (data.terminal) {
       await view.loadStored(data.id, run.changes);
       drawSummary(run.summary);
+      document.body.dataset.charts = "ready";
       return;
     }
     view.attach(data.id, {

@@ -9,6 +9,7 @@
   const FLOW_CHARTS = ["throughput_bps", "cwnd_bytes", "rate_bps", "qp_solve_ns"];
   const PORT_METRICS = new Set(["queue_bytes", "pfc_pause", "ecn_marks", "drops"]);
   const DEFAULT_FLOWS = 8;
+  const OPTIONAL = ["cwnd_bytes", "rate_bps", "qp_solve_ns"]; // hidden until the run has them
   const AUTO_PORTS = 6;
 
   function fmtNs(ns) {
@@ -43,6 +44,7 @@
         const metric = el.dataset.metric;
         el.textContent = "";
         this.charts[metric] = CCCharts.timeChart(el, { title: el.dataset.title, unit: UNITS[metric] || "" });
+        if (OPTIONAL.includes(metric)) el.hidden = true;
       }
       const algoEl = document.getElementById("chart-algo");
       if (algoEl) {
@@ -64,8 +66,10 @@
       const sel = document.getElementById("algo-series");
       if (sel) sel.textContent = "";
       this.algoMetric = "";
-      const qpEl = document.getElementById("chart-qp");
-      if (qpEl) qpEl.hidden = true;
+      for (const m of OPTIONAL) {
+        const ch = this.charts[m];
+        if (ch && ch.el) ch.el.hidden = true;
+      }
       const stats = document.getElementById("qp-stats");
       if (stats) stats.hidden = true;
       this.showMarkers();
@@ -173,9 +177,11 @@
           if (!this.algoMetric) { this.algoMetric = k.metric; sel.value = k.metric; }
         }
       }
-      if (k.metric === "qp_solve_ns") {
-        const el = document.getElementById("chart-qp");
-        if (el) el.hidden = false;
+      // a chart shows up once its metric does (DCQCN has no window, only
+      // MPCC solves QPs)
+      const ch = this.charts[k.metric];
+      if (ch && ch.el && ch.el.hidden) {
+        ch.el.hidden = false;
       }
     }
 

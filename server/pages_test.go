@@ -1,0 +1,79 @@
+package server
+
+import (
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestPages renders every page and fragment, with the content each must
+// carry, and the 4xx of bad requests.
+func TestPages(t *testing.T) {
+	s := newTestServer(t, Config{})
+	a := s.startRun(map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "hpcc"}})
+	b := s.startRun(map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "dcqcn"}})
+	s.waitStatus(a, 30*time.Second, "done")
+	s.waitStatus(b, 30*time.Second, "done")
+	cards := regexp.MustCompile(`<li class="card"`)
+	tests := []struct {
+		name, method, path, body string
+		status                   int
+		want                     []string
+		count                    *regexp.Regexp
+		min                      int
+	}{
+		{"home", "GET", "/", "", 200, []string{"Scenario library", "incast-8to1", "Reproduces: MPCC", "<svg", a}, cards, 19},
+		{"new scenario", "GET", "/lab", "", 200, []string{`id="run-btn"`, `\"my-scenario\"`, `data-path="topology.hostLink.rate"`, "hx-get=\"/ui/params\""}, nil, 0},
+		{"share link by short name", "GET", "/s/incast-8to1", "", 200, []string{`incast-8to1`, `data-port="s0-&gt;r0"`}, nil, 0},
+		{"lab following a run", "GET", "/s/incast-8to1?run=" + a, "", 200, []string{`"runId":"` + a}, nil, 0},
+		{"unknown scenario", "GET", "/s/nope", "", 404, []string{"no scenario"}, nil, 0},
+		{"run page", "GET", "/r/" + a, "", 200, []string{`id="summary-table"`, "flows finished", "8 of 8", "/api/runs/" + a + "/flows.csv", "FCT slowdown by flow size", "Jain"}, nil, 0},
+		{"unknown run", "GET", "/r/nope", "", 404, []string{"no run"}, nil, 0},
+		{"compare picker", "GET", "/compare", "", 200, []string{`name="runs"`, a, b}, nil, 0},
+		{"compare two", "GET", "/compare?runs=" + a + "," + b, "", 200, []string{`id="compare-table"`, "hpcc", "dcqcn", `class="best"`, `id="run-all"`}, nil, 0},
+		{"compare unknown", "GET", "/compare?runs=" + a + ",nope", "", 404, []string{"no run"}, nil, 0},
+		{"params fragment", "GET", "/ui/params?algo=mpcc", "", 200, []string{`data-path="cc.params.wr"`, `data-live="true"`, "Range"}, nil, 0},
+		{"params of an unknown algorithm", "GET", "/ui/params?algo=nope", "", 404, []string{"no algorithm"}, nil, 0},
+		{"topology fragment", "POST", "/ui/topology", `{"hosts":["h0","h1"],"ports":["h0->s0","s0->h0","h1->s0","s0->h1"]}`, 200, []string{"<svg", `data-port="h0-&gt;s0"`, `data-node="s0"`}, nil, 0},
+		{"topology fragment, bad JSON", "POST", "/ui/topology", `{`, 400, nil, nil, 0},
+		{"static file", "GET", "/static/js/charts.js", "", 200, []string{"CCCharts"}, nil, 0},
+		{"vendored licence", "GET", "/static/vendor/uplot/LICENSE", "", 200, []string{"MIT"}, nil, 0},
+		{"unknown static file", "GET", "/static/nope.js", "", 404, nil, nil, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var body any
+			if tc.body != "" {
+				body = tc.body
+			}
+			code, data := s.do(tc.method, tc.path, body)
+			if code != tc.status {
+				t.Fatalf("status %d, want %d: %.300s", code, tc.status, data)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(string(data), w) {
+					t.Errorf("no %q in the answer", w)
+				}
+			}
+			if tc.count != nil {
+				if n := len(tc.count.FindAll(data, -1)); n < tc.min {
+					t.Errorf("%d matches of %s, want at least %d", n, tc.count, tc.min)
+				}
+			}
+		})
+	}
+	// pages answer HTML
+	req, _ := http.NewRequest("GET", s.ts.URL+"/lab", nil)
+	resp, err := s.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") {
+		t.Fatalf("content type %q", ct)
+	}
+}
