@@ -334,8 +334,16 @@ func TestRunLifecycleAndExports(t *testing.T) {
 		t.Fatalf("compare: %d runs, %d metrics", len(cmp.Runs), len(cmp.Metrics))
 	}
 	for _, m := range cmp.Metrics {
-		if len(m.Values) != 2 || len(m.Best) == 0 {
+		// a score marks its best run(s); a fact (simulated seconds) none
+		if len(m.Values) != 2 || (m.Better != "") != (len(m.Best) > 0) {
 			t.Fatalf("metric %+v", m)
+		}
+		for _, i := range m.Best {
+			for _, v := range m.Values {
+				if v != nil && ((m.Better == "lower" && *v < *m.Values[i]) || (m.Better == "higher" && *v > *m.Values[i])) {
+					t.Fatalf("metric %s: best %v, but %v is better", m.Name, *m.Values[i], *v)
+				}
+			}
 		}
 	}
 	code, data = s.do("GET", "/api/compare?runs="+a+",nope", nil)
