@@ -220,8 +220,23 @@ func TestRunFromTheLibrary(t *testing.T) {
 		t.Fatalf("%d library cards", n)
 	}
 	screenshot(t, ctx, "home")
+	// the large-text toggle is a real button, and is remembered
+	must(t, ctx, chromedp.Focus(chromedp.CSS("#large-text")), chromedp.KeyEvent("\r"))
+	waitJS(t, ctx, `document.body.classList.contains("large")`, 5*time.Second)
+	must(t, ctx, chromedp.Navigate(serverURL+"/"), chromedp.WaitVisible(chromedp.CSS("#library .card")))
+	waitJS(t, ctx, `document.body.classList.contains("large") && document.getElementById("large-text").getAttribute("aria-pressed") === "true"`, 5*time.Second)
+	screenshot(t, ctx, "home-large")
+	must(t, ctx, chromedp.Click(chromedp.CSS("#large-text")))
 	must(t, ctx, chromedp.Click(chromedp.CSS(`#library .card[data-scenario] a[href$="`+libraryID(t, "incast-8to1")+`"]`)))
 	waitJS(t, ctx, `document.body.dataset.page === "lab" && document.body.dataset.valid === "true"`, 20*time.Second)
+	// the topology is keyboard usable: Enter on a host shows its flows,
+	// on a link end selects that port's queue
+	must(t, ctx, chromedp.Focus(chromedp.CSS(`#topology-view .node.host[data-node="h3"]`)), chromedp.KeyEvent("\r"))
+	waitJS(t, ctx, `document.querySelector('#topology-view .node.host[data-node="h3"]').classList.contains("highlight")`, 5*time.Second)
+	must(t, ctx, chromedp.KeyEvent("\r"))
+	must(t, ctx, chromedp.Focus(chromedp.CSS(`#topology-view [data-port="s0->h0"]`)), chromedp.KeyEvent("\r"))
+	waitJS(t, ctx, `document.querySelector('#topology-view [data-port="s0->h0"]').classList.contains("selected")`, 5*time.Second)
+	must(t, ctx, chromedp.KeyEvent("\r"))
 	// pick DCQCN: its parameter form comes from the registry (an htmx swap)
 	must(t, ctx, chromedp.SetValue(chromedp.CSS("#f-cc-algorithm"), "dcqcn"))
 	must(t, ctx, chromedp.WaitVisible(chromedp.CSS(`#params [data-path="cc.params.ai"]`)))

@@ -334,9 +334,13 @@
     }
   }
 
-  let topoKey = "";
+  // topoKey names the drawn topology, so it is redrawn only when it changes
+  // (the server drew the first one)
+  const keyOf = (hosts, ports) => hosts.slice().sort().join(",") + "|" + ports.slice().sort().join(",");
+  let topoKey = keyOf($$("#topology-view .node.host").map((n) => n.dataset.node),
+    $$("#topology-view [data-port]").map((p) => p.dataset.port));
   async function drawTopology(v) {
-    const key = (v.hosts || []).join(",") + "|" + (v.ports || []).join(",");
+    const key = keyOf(v.hosts || [], v.ports || []);
     if (key === topoKey) return;
     topoKey = key;
     const resp = await fetch("/ui/topology", {

@@ -116,6 +116,7 @@
       if (!this.selectedPorts) this.selectedPorts = new Set(this.autoPorts);
       if (this.selectedPorts.has(name)) this.selectedPorts.delete(name);
       else this.selectedPorts.add(name);
+      if (this.selectedPorts.size === 0) this.selectedPorts = null; // back to the busiest ports
       this.rebuild("queue");
     }
 
