@@ -381,3 +381,20 @@ func TestCompareShareAndDownload(t *testing.T) {
 		t.Fatalf("downloaded CSV: header %v, %d rows; API %v, %d rows", rows[0], len(rows), apiRows[0], len(apiRows))
 	}
 }
+
+// TestMPCCSolveTimes: an MPCC run shows the QP solve-time chart and its
+// running p50/p99.
+func TestMPCCSolveTimes(t *testing.T) {
+	ctx := browser(t)
+	must(t, ctx, chromedp.Navigate(serverURL+"/s/mpcc-exp1-1ms"))
+	waitJS(t, ctx, `document.body.dataset.valid === "true"`, 20*time.Second)
+	if !eval[bool](t, ctx, `document.getElementById("chart-qp").hidden`) {
+		t.Fatal("the QP chart shows before any solve")
+	}
+	must(t, ctx, chromedp.Click(chromedp.CSS("#run-btn")))
+	waitJS(t, ctx, `document.getElementById("status").textContent === "done"`, 60*time.Second)
+	waitJS(t, ctx, `!document.getElementById("chart-qp").hidden && Number(document.getElementById("chart-qp").dataset.points || 0) > 0 &&
+		/p50 \d+ ns, p99 \d+ ns/.test(document.getElementById("qp-stats").textContent)`, 20*time.Second)
+	screenshot(t, ctx, "lab-mpcc")
+	noErrors(t, ctx)
+}
