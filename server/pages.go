@@ -206,7 +206,20 @@ func webAlgo(a *cc.Algorithm) web.Algo {
 func (s *Server) handleLab(w http.ResponseWriter, r *http.Request) {
 	l := web.Lab{Algorithms: algos(), CDFs: scenarios.CDFNames(), RunID: r.URL.Query().Get("run")}
 	doc := []byte(newScenario)
-	if id := chi.URLParam(r, "id"); id != "" {
+	if from := r.URL.Query().Get("from"); from != "" {
+		// a run's own scenario (overrides and live changes included),
+		// unsaved until it runs
+		run, err := s.db.GetRun(r.Context(), from)
+		if errors.Is(err, store.ErrNotFound) {
+			err = errorf(http.StatusNotFound, "from", "no run %q", from)
+		}
+		if err != nil {
+			s.pageError(w, r, err)
+			return
+		}
+		doc = run.Scenario
+		l.Name = run.Name + " (as run " + run.ID + ")"
+	} else if id := chi.URLParam(r, "id"); id != "" {
 		sc, err := s.resolveScenario(r, id)
 		if err != nil {
 			s.pageError(w, r, err)
@@ -362,7 +375,7 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 		if name, pf := maxOf(sum.PFC); name != "" && pf > 0 {
 			rows = append(rows, web.Row{Label: "most paused port (PFC)", Value: fmt.Sprintf("%s, %.2f%% of the time", name, 100*pf)})
 		}
-		jain := "– (fewer than 2 flows active through the second half)"
+		jain := "– (needs a duration and at least 2 flows active through its second half)"
 		if sum.Jain != nil {
 			jain = strconv.FormatFloat(*sum.Jain, 'f', 4, 64)
 		}
@@ -402,6 +415,9 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 				c.ScenarioID = ""
 			}
 		}
+		// runs of different scenarios are shown side by side, but no run
+		// is "best" against another workload
+		c.SameScenario = c.ScenarioID != ""
 		for _, row := range rows {
 			cr := web.CompareRow{Label: row.Label, Better: row.Better}
 			for i, v := range row.Values {
@@ -409,7 +425,7 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 				if v != nil {
 					cell.Value = g(*v)
 				}
-				cell.Best = slicesContains(row.Best, i) && len(ids) > 1
+				cell.Best = slicesContains(row.Best, i) && len(ids) > 1 && c.SameScenario
 				cr.Cells = append(cr.Cells, cell)
 			}
 			c.Rows = append(c.Rows, cr)

@@ -101,6 +101,8 @@ type ComparePage struct {
 	Rows   []CompareRow
 	Recent []RunRow // to pick from
 	// ScenarioID is set when every compared run shares a scenario: the
-	// page then offers to run it with every algorithm.
-	ScenarioID string
+	// page then offers to run it with every algorithm, and marks the best
+	// value of each row (SameScenario).
+	ScenarioID   string
+	SameScenario bool
 }

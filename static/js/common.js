@@ -70,26 +70,39 @@
   }
 
   // runAll starts a scenario under every registered algorithm and opens the
-  // comparison of those runs.
+  // comparison of those runs. A run refused by a per-client or queue limit
+  // (429) is retried as slots free up; one the scenario cannot run with
+  // (e.g. an algorithm that needs INT on a fabric without it) is reported
+  // on the compare page.
   async function runAll(scenarioId, button) {
     if (button) { button.disabled = true; button.textContent = "Starting runs…"; }
     const algos = await api("GET", "/api/algorithms");
     const ids = [];
     const refused = [];
     for (const a of algos) {
-      try {
-        const r = await api("POST", "/api/runs", { scenarioId, cc: { algorithm: a.name } });
-        ids.push(r.id);
-      } catch (e) {
-        refused.push(a.name + ": " + e.message);
+      const deadline = Date.now() + 120000;
+      for (;;) {
+        try {
+          const r = await api("POST", "/api/runs", { scenarioId, cc: { algorithm: a.name } });
+          ids.push(r.id);
+          break;
+        } catch (e) {
+          if (e.status === 429 && Date.now() < deadline) {
+            if (button) button.textContent = "Waiting for a free slot for " + a.name + "…";
+            await new Promise((res) => setTimeout(res, 1000));
+            continue;
+          }
+          refused.push(a.name + ": " + e.message);
+          break;
+        }
       }
     }
-    if (refused.length && window.console) console.warn("runs refused", refused);
+    try { sessionStorage.setItem("cclab-refused", JSON.stringify(refused)); } catch (e) { /* ignore */ }
     if (ids.length) {
       location.href = "/compare?runs=" + ids.join(",");
     } else if (button) {
       button.disabled = false;
-      button.textContent = "No algorithm could run it";
+      button.textContent = "No algorithm could run it: " + refused.join("; ");
     }
   }
 

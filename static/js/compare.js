@@ -21,10 +21,32 @@
     return { t, v: t.map((x) => acc.get(x)) };
   }
 
-  // while a compared run is still going, the page refreshes itself
-  const live = ["queued", "running", "paused"];
+  // while a compared run is queued or running, poll it, and reload once
+  // when every one has ended (a paused run does not keep the page busy)
+  const live = ["queued", "running"];
   const pending = Array.from(document.querySelectorAll("#compare-table thead .badge")).some((b) => live.includes(b.textContent.trim()));
-  if (pending) setTimeout(() => location.reload(), 2000);
+  if (pending) {
+    const poll = async () => {
+      try {
+        const states = await Promise.all(ids.map((id) => CC.api("GET", "/api/runs/" + id).then((r) => r.status)));
+        if (!states.some((st) => live.includes(st))) { location.reload(); return; }
+      } catch (e) { /* try again */ }
+      setTimeout(poll, 2000);
+    };
+    setTimeout(poll, 2000);
+  }
+
+  // algorithms "run with every algorithm" could not start
+  let refused = [];
+  try { refused = JSON.parse(sessionStorage.getItem("cclab-refused") || "[]"); } catch (e) { /* ignore */ }
+  sessionStorage.removeItem("cclab-refused");
+  if (refused.length) {
+    const p = document.createElement("p");
+    p.className = "notice";
+    p.id = "refused";
+    p.textContent = "Not run: " + refused.join("; ");
+    document.querySelector("h1").after(p);
+  }
 
   async function main() {
     const runs = await Promise.all(ids.map((id) => CC.api("GET", "/api/runs/" + id)));
@@ -34,9 +56,14 @@
     const sizes = [];
     const cdfs = [];
     for (const r of runs) {
+      // switch ports: those whose node is not a host of the run
+      let hosts = new Set();
+      try {
+        const v = await CC.api("POST", "/api/scenarios/validate", r.scenario);
+        hosts = new Set(v.hosts || []);
+      } catch (e) { /* all ports then */ }
       const q = await CC.api("GET", "/api/runs/" + r.id + "/series?level=1&metric=queue_bytes");
-      const sw = q.series.filter((s) => !/^h\d|^r\d/.test(s.entity));
-      const qc = combine(sw.length ? sw : q.series, "max");
+      const qc = combine(q.series.filter((s) => !hosts.has(s.entity.split("->")[0])), "max");
       queue.ensureSeries(label(r), label(r));
       queue.append(label(r), qc.t, qc.v);
       const th = await CC.api("GET", "/api/runs/" + r.id + "/series?level=1&metric=throughput_bps");
@@ -53,7 +80,7 @@
     queue.redraw();
     tput.redraw();
     CCCharts.sizeChart(document.getElementById("cmp-sizes"), { title: "FCT slowdown by flow size" }).set(sizes);
-    CCCharts.cdfChart(document.getElementById("cmp-cdf"), { title: "Switch queue CDF", xUnit: "bytes" }).set(cdfs);
+    CCCharts.cdfChart(document.getElementById("cmp-cdf"), { title: "Switch queue CDF", xUnit: "bytes", logX: true }).set(cdfs);
     document.body.dataset.charts = "ready";
   }
   main().catch((e) => {

@@ -57,6 +57,10 @@
   // ---- values between inputs and JSON ----
   function readInput(el) {
     const type = el.dataset.type;
+    if (el.tagName === "SELECT") {
+      const o = el.selectedOptions[0];
+      if (o && o.dataset.raw) return JSON.parse(o.dataset.raw);
+    }
     if (type === "bool") return el.checked;
     const raw = el.value.trim();
     if (raw === "") return undefined;
@@ -78,6 +82,20 @@
   }
 
   function writeInput(el, v) {
+    if (el.tagName === "SELECT" && v !== undefined && v !== null) {
+      // a value the list does not have (an inline CDF, a name the server
+      // will call unknown) is kept as an option of its own
+      const key = typeof v === "string" ? v : JSON.stringify(v);
+      if (!Array.from(el.options).some((o) => o.value === key)) {
+        const o = document.createElement("option");
+        o.value = key;
+        o.textContent = typeof v === "string" ? v + " (not in the list)" : "inline (edit in the JSON below)";
+        o.dataset.raw = typeof v === "string" ? "" : key;
+        el.appendChild(o);
+      }
+      el.value = key;
+      return;
+    }
     if (el.dataset.type === "bool") {
       el.checked = v === undefined ? el.dataset.default === "true" : !!v;
       return;
@@ -115,9 +133,9 @@
     showKind((doc.topology && doc.topology.kind) || "dumbbell");
     list.textContent = "";
     (doc.workload || []).forEach((w) => addRow(w));
-    $("#f-cc-algorithm").value = (doc.cc && doc.cc.algorithm) || "dcqcn";
-    loadParams(doc.cc || {});
+    writeInput($("#f-cc-algorithm"), (doc.cc && doc.cc.algorithm) || "dcqcn");
     $("#json-text").value = JSON.stringify(doc, null, 2);
+    return loadParams(doc.cc || {});
   }
 
   async function loadParams(ccObj) {
@@ -157,6 +175,7 @@
 
   function flowRow(f) {
     const li = $("#tpl-flow").content.firstElementChild.cloneNode(true);
+    li.fl = JSON.parse(JSON.stringify(f)); // fields the row does not show (a flow's own cc) are kept
     for (const el of $$("[data-rel]", li)) writeInput(el, f[el.dataset.rel]);
     return li;
   }
@@ -182,10 +201,11 @@
       }
       if (li.dataset.kind === "flows") {
         w.flows = $$(".flows > li", li).map((f) => {
-          const o = {};
+          const o = JSON.parse(JSON.stringify(f.fl || {}));
           for (const el of $$("[data-rel]", f)) {
             const v = readInput(el);
-            if (v !== undefined) o[el.dataset.rel] = v;
+            if (v === undefined) delete o[el.dataset.rel];
+            else o[el.dataset.rel] = v;
           }
           return o;
         });
@@ -218,6 +238,10 @@
       for (const el of $$(".kind[data-kind='" + kind + "'] [data-path]", form)) {
         setPath(doc, el.dataset.path, readInput(el));
       }
+    }
+    const ecn = doc.switch && doc.switch.ecn;
+    if (ecn && ecn.kmin === undefined && ecn.kmax === undefined && ecn.pmax === undefined && ecn.enabled !== false) {
+      delete doc.switch.ecn; // left out: each algorithm's own thresholds
     }
     doc.workload = collectWorkload();
     const algo = $("#f-cc-algorithm").value;
@@ -397,6 +421,7 @@
 
   function setStatus(status) {
     const el = $("#status");
+    if (el.textContent === status) return; // a live region: announce changes only
     el.textContent = status;
     el.className = "badge " + status;
   }
@@ -404,6 +429,14 @@
   function onProgress(p) {
     $("#progress").value = p.progress || 0;
     setStatus(p.status);
+    // the run's own state drives the controls (another tab may have
+    // paused it, or changed its speed)
+    paused = p.status === "paused";
+    $("#pause-btn").textContent = paused ? "Resume" : "Pause";
+    $("#pause-btn").disabled = p.status === "queued";
+    const sp = $("#speed");
+    const want = p.speed === "max" || p.speed === undefined ? "max" : String(p.speed);
+    if (document.activeElement !== sp && sp.value !== want) writeInput(sp, want);
     const total = lastValid && base.duration ? " of " + base.duration : "";
     $("#progress-text").textContent = "simulated " + CCCharts.fmt.ns(p.simNs) + total + ", " +
       p.flowsFinished + "/" + p.flowsTotal + " flows done, " + (p.eventsPerSecond / 1e6).toFixed(2) + " M events/s";
@@ -412,6 +445,9 @@
   function follow(runId) {
     running = runId;
     setRunning(true);
+    const url = new URL(location.href);
+    url.searchParams.set("run", runId);
+    history.replaceState(null, "", url);
     const link = $("#run-link");
     link.href = "/r/" + runId;
     link.textContent = "run " + runId;
@@ -422,11 +458,37 @@
         setStatus(m.status);
         if (m.type === "done" && m.status === "done") $("#progress").value = 1;
         if (m.error) $("#form-errors").textContent = m.error;
-        running = null;
-        setRunning(false);
+        if (m.summary) view.showSummaryStats(m.summary);
+        ended();
       },
-      error: (msg) => { $("#form-errors").textContent = msg; },
+      closed: async () => {
+        // the stream ended without a final message: ask the API
+        try {
+          const r = await CC.api("GET", "/api/runs/" + runId);
+          if (["queued", "running", "paused"].includes(r.status)) {
+            $("#form-errors").textContent = "Lost the live stream; reconnecting…";
+            setTimeout(() => { if (running === runId) { $("#form-errors").textContent = ""; follow(runId); } }, 2000);
+            return;
+          }
+          setStatus(r.status);
+          if (r.summary) view.showSummaryStats(r.summary);
+        } catch (e) {
+          $("#form-errors").textContent = e.status === 404 ? "There is no run " + runId + "." : "Lost the connection to the server: " + e.message;
+        }
+        ended();
+      },
     });
+  }
+
+  // ended returns the lab to editing; live changes belonged to the run, so
+  // the parameter form shows the scenario's own values again.
+  function ended() {
+    running = null;
+    setRunning(false);
+    fillParams((base && base.cc) || {});
+    const url = new URL(location.href);
+    url.searchParams.delete("run");
+    history.replaceState(null, "", url);
   }
 
   async function run() {
@@ -518,8 +580,7 @@
       showErrors([{ field: "", error: "the JSON does not parse: " + e.message }]);
       return;
     }
-    fillForm(base);
-    scheduleValidate();
+    fillForm(base).then(validate);
   });
   $("#run-btn").addEventListener("click", run);
   $("#pause-btn").addEventListener("click", () => control(paused ? "resume" : "pause"));
@@ -536,8 +597,11 @@
     if (id) CC.copyText(location.origin + "/s/" + id, $("#copy-status"));
   }, true);
 
-  fillForm(base);
+  // Run waits until the form (with its parameter form) is loaded and checked
+  $("#run-btn").disabled = true;
   if (scenarioId) $("#copy-link").dataset.link = location.origin + "/s/" + scenarioId;
-  validate();
-  if (data.runId) follow(data.runId);
+  fillForm(base).then(validate).then(() => {
+    if (data.runId) follow(data.runId);
+    else $("#run-btn").disabled = false;
+  });
 })();

@@ -16,7 +16,7 @@
     }
     const cdfEl = document.getElementById("chart-cdf");
     if (cdfEl && summary.switch_queues && summary.switch_queues.cdf) {
-      CCCharts.cdfChart(cdfEl, { title: "Queue length over all switch ports (CDF, time-weighted)", xUnit: "bytes" })
+      CCCharts.cdfChart(cdfEl, { title: "Queue length over all switch ports (CDF, time-weighted)", xUnit: "bytes", logX: true })
         .set([{ label: "this run", points: summary.switch_queues.cdf }]);
     }
   }
@@ -31,6 +31,7 @@
     if (data.terminal) {
       await view.loadStored(data.id, run.changes);
       drawSummary(run.summary);
+      view.showSummaryStats(run.summary);
       document.body.dataset.charts = "ready";
       return;
     }

@@ -63,6 +63,7 @@
       this.autoPorts = [];
       this.algoMetrics = new Set();
       this.qp = CCCharts.running();
+      this.qpExact = false;
       const sel = document.getElementById("algo-series");
       if (sel) sel.textContent = "";
       this.algoMetric = "";
@@ -106,9 +107,11 @@
       const ports = this.selectedPorts || new Set(this.autoPorts);
       for (const el of view.querySelectorAll("[data-port]")) {
         el.classList.toggle("selected", ports.has(el.dataset.port));
+        el.setAttribute("aria-pressed", ports.has(el.dataset.port) ? "true" : "false");
       }
       for (const el of view.querySelectorAll(".node.host")) {
         el.classList.toggle("highlight", el.dataset.node === this.host);
+        el.setAttribute("aria-pressed", el.dataset.node === this.host ? "true" : "false");
       }
     }
 
@@ -219,11 +222,11 @@
         }
       }
       for (const ch of Object.values(this.charts)) ch.redraw();
-      if (this.qp.count() > 0) {
+      if (this.qp.count() > 0 && !this.qpExact) {
         const stats = document.getElementById("qp-stats");
         if (stats) {
           stats.hidden = false;
-          stats.textContent = "QP solve time over " + this.qp.count() + " solves: p50 " +
+          stats.textContent = "QP solve time so far (estimated from the charted points, " + this.qp.count() + " buckets): p50 " +
             Math.round(this.qp.p50()) + " ns, p99 " + Math.round(this.qp.p99()) + " ns";
         }
       }
@@ -249,6 +252,19 @@
         ch.redraw();
       }
       this.markTopology();
+    }
+
+    // showSummaryStats shows the run's exact solve-time statistics (every
+    // solve, from summary.json) once it has ended.
+    showSummaryStats(summary) {
+      const st = summary && summary.series_stats && summary.series_stats.qp_solve_ns;
+      const el = document.getElementById("qp-stats");
+      if (!st || !el || !st.count) return;
+      this.qpExact = true;
+      el.hidden = false;
+      el.textContent = "QP solve time over all " + st.count + " solves of the run: p50 " + Math.round(st.p50) +
+        " ns, p99 " + Math.round(st.p99) + " ns, max " + Math.round(st.max) + " ns";
+      el.dataset.count = String(st.count);
     }
 
     addMarker(atNs, params) {
@@ -300,7 +316,12 @@
             break;
         }
       };
-      ws.onerror = () => { if (on.error) on.error("the connection to the server failed"); };
+      ws.onclose = () => {
+        if (this.ws === ws) {
+          this.ws = null;
+          if (on.closed) on.closed();
+        }
+      };
     }
 
     close() {
@@ -308,6 +329,7 @@
         const ws = this.ws;
         this.ws = null;
         ws.onmessage = null;
+        ws.onclose = null;
         try { ws.close(); } catch (e) { /* ignore */ }
       }
     }
