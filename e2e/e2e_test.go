@@ -457,5 +457,9 @@ func TestEditorKeepsWhatItDoesNotShow(t *testing.T) {
 	if cdf, ok := got.Workload[1].CDF.([]any); !ok || len(cdf) != 2 {
 		t.Fatalf("the inline CDF became %v", got.Workload[1].CDF)
 	}
+	// an empty parameter shows what it will be: the preset's value
+	if ph := eval[string](t, ctx, `document.querySelector('[data-path="cc.params.alphaTimer"]').placeholder`); ph != "50 (preset)" {
+		t.Fatalf("alphaTimer under dcqcn_paper shows %q", ph)
+	}
 	noErrors(t, ctx)
 }

@@ -147,7 +147,22 @@
 
   function fillParams(ccObj) {
     for (const el of $$("#params [data-path]")) writeInput(el, getPath({ cc: ccObj }, el.dataset.path));
+    presetPlaceholders();
     setRunning(running !== null);
+  }
+
+  // presetPlaceholders shows, in each empty parameter, the value it will
+  // have: the chosen preset's, else the registry default.
+  function presetPlaceholders() {
+    const sel = $("#f-cc-preset");
+    const opt = sel && sel.selectedOptions[0];
+    let values = {};
+    try { values = opt && opt.dataset.values ? JSON.parse(opt.dataset.values) : {}; } catch (e) { values = {}; }
+    for (const el of $$("#params [data-type='param']")) {
+      if (!el.dataset.default) el.dataset.default = el.placeholder;
+      const name = el.dataset.path.replace(/^cc\.params\./, "");
+      el.placeholder = name in values ? String(values[name]) + " (preset)" : el.dataset.default;
+    }
   }
 
   // ---- workload rows ----
@@ -555,6 +570,7 @@
     if (t.id === "f-cc-preset") {
       // a preset replaces the parameters: clear the overrides
       for (const el of $$("#params [data-type='param']")) el.value = "";
+      presetPlaceholders();
     }
     scheduleValidate();
   });
