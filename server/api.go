@@ -211,19 +211,27 @@ func parseScenario(doc []byte, prefix string) (*scenarios.Scenario, []byte, erro
 	return sc, canon, nil
 }
 
-func (s *Server) handleCreateScenario(w http.ResponseWriter, r *http.Request) {
+// readScenario reads a scenario from a request body and builds it.
+func (s *Server) readScenario(w http.ResponseWriter, r *http.Request) (*scenarios.Scenario, []byte, *sim.Config, *scenarios.Meta, error) {
 	body, err := readBody(w, r, s.cfg.MaxBody)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, nil, nil, nil, err
 	}
 	sc, canon, err := parseScenario(body, "")
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return nil, nil, nil, nil, err
 	}
-	if _, _, err := scenarios.Build(sc); err != nil {
-		s.writeError(w, r, invalid(err, ""))
+	cfg, meta, err := scenarios.Build(sc)
+	if err != nil {
+		return nil, nil, nil, nil, invalid(err, "")
+	}
+	return sc, canon, cfg, meta, nil
+}
+
+func (s *Server) handleCreateScenario(w http.ResponseWriter, r *http.Request) {
+	sc, canon, _, _, err := s.readScenario(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	rec := &store.Scenario{Name: sc.Name, Description: sc.Description, JSON: canon}
@@ -272,19 +280,9 @@ type flowBrief struct {
 const maxListedFlows = 10000
 
 func (s *Server) handleValidateScenario(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(w, r, s.cfg.MaxBody)
+	_, canon, cfg, meta, err := s.readScenario(w, r)
 	if err != nil {
 		s.writeError(w, r, err)
-		return
-	}
-	sc, canon, err := parseScenario(body, "")
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	cfg, meta, err := scenarios.Build(sc)
-	if err != nil {
-		s.writeError(w, r, invalid(err, ""))
 		return
 	}
 	c := estimate(cfg)

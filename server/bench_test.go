@@ -12,9 +12,8 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// fatTreeRun stores one run of the 16-host fat-tree (WebSearch 30%, HPCC)
-// for 20 ms and returns its id.
-func fatTreeRun(tb testing.TB, s *testServer) string {
+// fatTreeScenario is the 16-host fat-tree (WebSearch 30%) for 20 ms.
+func fatTreeScenario(tb testing.TB, s *testServer) map[string]any {
 	tb.Helper()
 	var lib scenarioJSON
 	s.must(http.StatusOK, "GET", "/api/scenarios/fattree16-websearch30", nil, &lib)
@@ -23,7 +22,14 @@ func fatTreeRun(tb testing.TB, s *testServer) string {
 		tb.Fatal(err)
 	}
 	sc["duration"] = "20ms"
-	id := s.startRun(map[string]any{"scenario": sc, "cc": map[string]any{"algorithm": "hpcc"}})
+	return sc
+}
+
+// fatTreeRun stores one run of the 16-host fat-tree (WebSearch 30%, HPCC)
+// for 20 ms and returns its id.
+func fatTreeRun(tb testing.TB, s *testServer) string {
+	tb.Helper()
+	id := s.startRun(map[string]any{"scenario": fatTreeScenario(tb, s), "cc": map[string]any{"algorithm": "hpcc"}})
 	s.waitStatus(id, 2*time.Minute, "done")
 	return id
 }

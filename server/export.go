@@ -138,22 +138,28 @@ func (s *Server) checkExportSize(r *http.Request, id string, sq store.SeriesQuer
 	return nil
 }
 
+// readSeries reads the series a request selects (?metric=&entity=&level=
+// &from=&to=, level defLevel when not given), refusing an export over the
+// point limit before reading it.
+func (s *Server) readSeries(r *http.Request, runID string, defLevel int) ([]store.Series, store.SeriesQuery, error) {
+	sq, err := seriesQuery(r, defLevel)
+	if err != nil {
+		return nil, sq, err
+	}
+	if err := s.checkExportSize(r, runID, sq); err != nil {
+		return nil, sq, err
+	}
+	series, err := s.db.Series(r.Context(), runID, sq)
+	return series, sq, err
+}
+
 func (s *Server) handleSeriesCSV(w http.ResponseWriter, r *http.Request) {
 	run, err := s.finishedRun(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	sq, err := seriesQuery(r, 0)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := s.checkExportSize(r, run.ID, sq); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	series, err := s.db.Series(r.Context(), run.ID, sq)
+	series, _, err := s.readSeries(r, run.ID, 0)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -255,16 +261,7 @@ func (s *Server) handleSeriesJSON(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	sq, err := seriesQuery(r, 1)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := s.checkExportSize(r, run.ID, sq); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	series, err := s.db.Series(r.Context(), run.ID, sq)
+	series, sq, err := s.readSeries(r, run.ID, 1)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -332,21 +329,12 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	sq, err := seriesQuery(r, 0)
+	series, sq, err := s.readSeries(r, run.ID, 0)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := s.checkExportSize(r, run.ID, sq); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	flows, err := s.db.Flows(r.Context(), run.ID)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	series, err := s.db.Series(r.Context(), run.ID, sq)
 	if err != nil {
 		s.writeError(w, r, err)
 		return

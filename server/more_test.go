@@ -21,13 +21,7 @@ import (
 // of an order of magnitude.
 func TestFatTreeStorage(t *testing.T) {
 	s := newTestServer(t, Config{})
-	var lib scenarioJSON
-	s.must(http.StatusOK, "GET", "/api/scenarios/fattree16-websearch30", nil, &lib)
-	var sc map[string]any
-	if err := json.Unmarshal(lib.Scenario, &sc); err != nil {
-		t.Fatal(err)
-	}
-	sc["duration"] = "20ms"
+	sc := fatTreeScenario(t, s)
 	var prev int64
 	for _, algo := range []string{"hpcc", "mpcc"} {
 		id := s.startRun(map[string]any{"scenario": sc, "cc": map[string]any{"algorithm": algo}})

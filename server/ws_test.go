@@ -240,14 +240,7 @@ func TestWebSocketManyViewersOneStalled(t *testing.T) {
 	s := newTestServer(t, Config{WriteWait: 5 * time.Second})
 	// the 16-host fat-tree for 20 ms: some 200 k decimated points, several
 	// MB of frames per viewer
-	var lib scenarioJSON
-	s.must(http.StatusOK, "GET", "/api/scenarios/fattree16-websearch30", nil, &lib)
-	var sc map[string]any
-	if err := json.Unmarshal(lib.Scenario, &sc); err != nil {
-		t.Fatal(err)
-	}
-	sc["duration"] = "20ms"
-	id := s.startRun(map[string]any{"scenario": sc, "cc": map[string]any{"algorithm": "hpcc"}})
+	id := s.startRun(map[string]any{"scenario": fatTreeScenario(t, s), "cc": map[string]any{"algorithm": "hpcc"}})
 	// a viewer that never reads, with a tiny receive buffer so that the
 	// server's writes to it block
 	stalledDialer := websocket.Dialer{NetDial: func(network, addr string) (net.Conn, error) {

@@ -76,6 +76,25 @@ func insertChunks(ctx context.Context, tx *sql.Tx, rid int64, chunks []Chunk) er
 	return nil
 }
 
+// chunkWhere is the FROM ... WHERE of the chunks a query selects.
+func chunkWhere(runID string, q SeriesQuery) (string, []any) {
+	query := `
+		FROM runs r
+		JOIN chunks c ON c.run = r.rid
+		JOIN series s ON s.run = c.run AND s.idx = c.idx
+		WHERE r.id = ? AND c.level = ? AND c.t1 >= ?`
+	args := []any{runID, q.Level, q.FromPS}
+	if q.ToPS != 0 {
+		query += ` AND c.t0 <= ?`
+		args = append(args, q.ToPS)
+	}
+	var cond string
+	cond, args = inList("s.metric", q.Metrics, args)
+	query += cond
+	cond, args = inList("s.entity", q.Entities, args)
+	return query + cond, args
+}
+
 // inList returns " AND col IN (?, ?, ...)" for the values, appending them
 // to args, or "" for none.
 func inList(col string, values []string, args []any) (string, []any) {
@@ -92,22 +111,8 @@ func inList(col string, values []string, args []any) (string, []any) {
 // series index; a series without points in the range is left out. It reads
 // the run's chunks with one SELECT.
 func (db *DB) Series(ctx context.Context, runID string, q SeriesQuery) ([]Series, error) {
-	query := `SELECT c.idx, s.metric, s.entity, c.t0, c.t1, c.data
-		FROM runs r
-		JOIN chunks c ON c.run = r.rid
-		JOIN series s ON s.run = c.run AND s.idx = c.idx
-		WHERE r.id = ? AND c.level = ? AND c.t1 >= ?`
-	args := []any{runID, q.Level, q.FromPS}
-	if q.ToPS != 0 {
-		query += ` AND c.t0 <= ?`
-		args = append(args, q.ToPS)
-	}
-	var cond string
-	cond, args = inList("s.metric", q.Metrics, args)
-	query += cond
-	cond, args = inList("s.entity", q.Entities, args)
-	query += cond
-	query += ` ORDER BY c.idx, c.seq`
+	where, args := chunkWhere(runID, q)
+	query := `SELECT c.idx, s.metric, s.entity, c.t0, c.t1, c.data` + where + ` ORDER BY c.idx, c.seq`
 
 	out, err := db.readSeries(ctx, query, args, q)
 	if err != nil {
@@ -289,21 +294,8 @@ func compactRun(ctx context.Context, tx *sql.Tx, rid int64) error {
 // chunks: an upper bound when From or To cut through one), without
 // decoding anything, so a caller can refuse an export that is too large.
 func (db *DB) SeriesPoints(ctx context.Context, runID string, q SeriesQuery) (int64, error) {
-	query := `SELECT coalesce(sum(c.n), 0)
-		FROM runs r
-		JOIN chunks c ON c.run = r.rid
-		JOIN series s ON s.run = c.run AND s.idx = c.idx
-		WHERE r.id = ? AND c.level = ? AND c.t1 >= ?`
-	args := []any{runID, q.Level, q.FromPS}
-	if q.ToPS != 0 {
-		query += ` AND c.t0 <= ?`
-		args = append(args, q.ToPS)
-	}
-	var cond string
-	cond, args = inList("s.metric", q.Metrics, args)
-	query += cond
-	cond, args = inList("s.entity", q.Entities, args)
-	query += cond
+	where, args := chunkWhere(runID, q)
+	query := `SELECT coalesce(sum(c.n), 0)` + where
 	var n int64
 	if err := db.sql.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("store: counting the points of run %s: %w", runID, err)
