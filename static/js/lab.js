@@ -576,15 +576,36 @@
   });
   form.addEventListener("click", (ev) => {
     const t = ev.target;
-    if (t.matches("[data-add]")) { addRow(defaultEntry(t.dataset.add)); scheduleValidate(); }
-    if (t.matches("[data-remove]")) { t.closest("li.wl").remove(); numberRows(); scheduleValidate(); }
+    if (t.matches("[data-add]")) {
+      addRow(defaultEntry(t.dataset.add));
+      const first = $(":scope > li:last-child [data-rel]", list);
+      if (first) first.focus(); // keyboard users land in the new entry
+      scheduleValidate();
+    }
+    if (t.matches("[data-remove]")) {
+      const row = t.closest("li.wl");
+      const next = row.nextElementSibling || row.previousElementSibling;
+      row.remove();
+      numberRows();
+      // focus stays in the list, or goes to the add buttons
+      const target = next ? $("[data-remove]", next) : $("[data-add]", form);
+      if (target) target.focus();
+      scheduleValidate();
+    }
     if (t.matches("[data-add-flow]")) {
       const h0 = hosts[0] || "h0";
       $(".flows", t.closest("li.wl")).appendChild(flowRow({ src: h0, dst: hosts[hosts.length - 1] || "h1", size: "1MB", start: "0s" }));
       numberRows();
       scheduleValidate();
     }
-    if (t.matches("[data-remove-flow]")) { t.closest("li.flow").remove(); numberRows(); scheduleValidate(); }
+    if (t.matches("[data-remove-flow]")) {
+      const wl = t.closest("li.wl");
+      t.closest("li.flow").remove();
+      numberRows();
+      const target = $("[data-remove-flow]", wl) || $("[data-add-flow]", wl);
+      if (target) target.focus();
+      scheduleValidate();
+    }
   });
   document.body.addEventListener("htmx:afterSwap", (ev) => {
     if (ev.target.id === "params") { fillParams({}); scheduleValidate(); }
