@@ -114,6 +114,10 @@ func paperOf(name string) string {
 	return ""
 }
 
+// maxSketchPorts bounds the topologies a card sketches: a 320-host tree
+// would be thousands of SVG elements for a thumbnail.
+const maxSketchPorts = 300
+
 // card builds a scenario's card (parsing and building it once).
 func (s *Server) card(sc *store.Scenario) web.Card {
 	if c, ok := s.cards.get(sc.ID); ok {
@@ -127,7 +131,9 @@ func (s *Server) card(sc *store.Scenario) web.Card {
 		c.Algorithm, c.Kind = parsed.CC.Algorithm, parsed.Topology.Kind
 		if cfg, meta, err := scenarios.Build(parsed); err == nil {
 			c.Hosts, c.Flows = len(meta.Hosts), len(cfg.Flows)
-			c.Sketch = web.PlaceTopo(meta.Hosts, meta.Ports)
+			if len(meta.Ports) <= maxSketchPorts {
+				c.Sketch = web.PlaceTopo(meta.Hosts, meta.Ports)
+			}
 		}
 	}
 	s.cards.put(sc.ID, c)
