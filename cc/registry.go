@@ -283,6 +283,8 @@ var algorithms = []*Algorithm{
 	qcnAlgorithm(false),
 	qcnAlgorithm(true),
 	mpccAlgorithm(),
+	rccAlgorithm(),
+	dolceAlgorithm(),
 }
 
 // Lookup returns the registered algorithm of that name.

@@ -17,7 +17,7 @@ import (
 // irregular timers (at most a few dozen, bounded by the wheel's size).
 // Every algorithm is held to it, MPCC's per-ACK QP included.
 func TestNoAllocationPerPacket(t *testing.T) {
-	for _, algo := range []string{"none", "dcqcn", "timely", "dctcp", "hpcc", "qcn", "mpcc"} {
+	for _, algo := range []string{"none", "dcqcn", "timely", "dctcp", "hpcc", "qcn", "mpcc", "rcc", "dolce"} {
 		allocs := func(size int64) float64 {
 			tp := star(9, 100e9, sim.Microsecond)
 			var cfg sim.Config
