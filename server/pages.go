@@ -101,6 +101,8 @@ var papers = []struct{ prefix, paper string }{
 	{"mpcc-", "MPCC, model predictive congestion control (seed 000)"},
 	{"fattree16-", "the MPCC thesis' fat-tree, Exp. 3 (seed 000)"},
 	{"qcn-", "QCN stability and the Averaging Principle (seed 003)"},
+	{"rcc-", "RCC, receiver-driven congestion control (seed 002)"},
+	{"dolce-", "Dolce-RC, DCQCN tuned online by a bandit (seed 004)"},
 	{"fairness-2flows-hpcc", "HPCC's fairness experiment (the reference simulator)"},
 	{"incast-16to1-dcqcn", "DCQCN under incast (the HPCC paper's baseline)"},
 }

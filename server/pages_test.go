@@ -25,7 +25,7 @@ func TestPages(t *testing.T) {
 		count                    *regexp.Regexp
 		min                      int
 	}{
-		{"home", "GET", "/", "", 200, []string{"Scenario library", "incast-8to1", "Reproduces: MPCC", "<svg", a}, cards, 19},
+		{"home", "GET", "/", "", 200, []string{"Scenario library", "incast-8to1", "Reproduces: MPCC", "Reproduces: RCC", "Reproduces: Dolce-RC", "<svg", a}, cards, 19},
 		{"new scenario", "GET", "/lab", "", 200, []string{`id="run-btn"`, `\"my-scenario\"`, `data-path="topology.hostLink.rate"`, "hx-get=\"/ui/params\""}, nil, 0},
 		{"share link by short name", "GET", "/s/incast-8to1", "", 200, []string{`incast-8to1`, `data-port="s0-&gt;r0"`}, nil, 0},
 		{"lab following a run", "GET", "/s/incast-8to1?run=" + a, "", 200, []string{`"runId":"` + a}, nil, 0},
