@@ -21,11 +21,13 @@ import (
 // Learning (Algorithm 2): a CNP is "qualified" when at least
 // qualifyInterval has passed since the last qualified CNP (or since the flow
 // started). On a qualified CNP the reward of the arm in force since then is
-// X = 1 − marked/sent (eq. 4), counted exactly: sent = data packets the
-// sender put on the wire (OnSend, retransmissions included), marked = the
-// ECN-marked packets the receiver reported on ACKs (Ack.ECNMarked) — the
-// paper's "ideal case" (its testbed approximated the ratio with 1 µs time
-// slots; this engine has the exact counts). The bandit is updated and picks
+// X = 1 − marked/sent (eq. 4), from exact counts over the interval between
+// two qualified CNPs: sent = data packets the sender put on the wire in it
+// (OnSend, retransmissions included), marked = the ECN-marked packets the
+// receiver reported on ACKs that arrived in it (Ack.ECNMarked). That is not
+// quite per arm: marks of packets sent just before an arm change arrive an
+// RTT later and count against the next arm (so the reward is clamped to
+// [0, 1]); the paper's testbed approximated the ratio with 1 µs time slots. The bandit is updated and picks
 // the next arm, which applies to this CNP's cut and to every cut until the
 // next qualified CNP. A qualified CNP with no packet sent since the last one
 // is not an iteration (no evidence). Before the first qualified CNP arm 0
@@ -35,8 +37,10 @@ import (
 //   - connection = flow (one QP): each flow has its own bandit. The engine
 //     builds one sender per flow and FlowInfo carries no host pair, so state
 //     cannot be shared between flows of a host pair.
-//   - every CNP applies eqs. 1–2 with the current arm; only qualified CNPs
-//     iterate the bandit; the new arm applies to the qualifying CNP's cut.
+//   - the cut (eqs. 1–2, with the current arm) happens at DCQCN's decrease
+//     check, at most once per decreaseInterval when a CNP came; only
+//     qualified CNPs iterate the bandit; the new arm applies to the cut that
+//     follows the qualifying CNP.
 //   - "at least five times the CNP interval (i.e., about one fast recovery
 //     phase)": with the DCQCN paper's timers (CNP 50 µs, T 55 µs, F 5) the
 //     two readings agree; with run.py's (decrease check 4 µs, T 300 µs, F 1)

@@ -111,7 +111,7 @@ func rccAlgorithm() *Algorithm {
 			{Name: "baseDelay", Kind: KindTime, Unit: "us", Default: 0, Min: 0, Max: 1e6, Live: true,
 				Help: "Base one-way delay for every connection; 0 learns it as the minimum one-way delay seen from each source host [AMBIG: the paper does not say how base is obtained]."},
 			{Name: "ewaRTT", Kind: KindTime, Unit: "us", Default: 0, Min: 0, Max: 1e6, Live: true,
-				Help: "RTT in the fair share C·RTT/N, the round of B_R and the PI update period; 0 uses twice the smallest one-way delay the receiver has seen (set 12 µs on HPCC's fat-tree, the paper's base RTT) [AMBIG: W = C/N has no time unit]."},
+				Help: "RTT in the fair share C·RTT/N, the round of B_R and the PI update period; 0: the fair share and B_R use twice the smallest one-way delay the receiver has seen, and the PI period twice the connection's own base (set 12 µs on HPCC's fat-tree, the paper's base RTT) [AMBIG: W = C/N has no time unit]."},
 			{Name: "ewaScale", Kind: KindNumber, Default: 1, Min: 0.1, Max: 2, Live: true,
 				Help: "Scale s of the fair share s·C·RTT/N (the text: 1; η = 0.95 matches the paper's measured per-flow goodput) [AMBIG]."},
 			boolParam("ewa", true, true, "Explicit window assignment (off: RCC-PID ablation, every flow is capped at one line-rate window and all congestion goes to PI)."),
@@ -284,8 +284,10 @@ func (r *RccReceiver) base(src int32, sample Time) Time {
 			r.conns[src] = b // a new source host adds an entry once
 		}
 	}
-	if r.minBase <= 0 || b < r.minBase {
-		r.minBase = b
+	// the round comes from the delays actually seen, whatever baseDelay
+	// says (so a live change of baseDelay never leaves it stale)
+	if r.minBase <= 0 || sample < r.minBase {
+		r.minBase = sample
 	}
 	return b
 }
@@ -387,6 +389,10 @@ func (r *RccReceiver) LastHop(br float64, T Time) bool {
 
 func (r *RccReceiver) decide(f *rccFlow, now, sample, b, rtt Time, br float64, T Time) float64 {
 	fair := r.FairShare(rtt)
+	if !r.pi && f.inPI {
+		// PI switched off live: flows under it leave it at once
+		f.inPI, f.u, f.ePrev = false, 0, 0
+	}
 	if !f.inPI {
 		if !r.pi || (r.ewa && r.LastHop(br, T)) {
 			f.consec = 0

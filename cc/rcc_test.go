@@ -266,3 +266,37 @@ func TestRCCSender(t *testing.T) {
 		t.Error("receiver: unknown parameter accepted")
 	}
 }
+
+// Live changes reach state already built: switching PI off takes a flow
+// under PI back to the fair share at its next packet, and the round used
+// for the fair share follows the delays seen, not a base set then unset.
+func TestRCCLiveParams(t *testing.T) {
+	r := rccRx(t, nil)
+	r.OnData(pkt(1, 0, 0, 5, true, false))
+	r.OnData(pkt(1, 1000, 1, 6.5, false, false))
+	r.OnData(pkt(1, 2000, 2, 6.5, false, false))
+	if w := r.OnData(pkt(1, 3000, 3, 6.5, false, false)); w != 111_305 {
+		t.Fatalf("entering PI: window %d, want 111305", w)
+	}
+	if err := r.SetParam("pi", 0); err != nil {
+		t.Fatal(err)
+	}
+	if w := r.OnData(pkt(1, 4000, 4, 6.5, false, false)); w != 125_000 {
+		t.Fatalf("after pi=0: window %d, want the fair share 125000", w)
+	}
+	if in, _, _ := r.InPI(1); in {
+		t.Fatal("the flow is still under PI after pi=0")
+	}
+
+	// learned round: twice the smallest delay seen (2 µs here), whatever a
+	// base set for a while said
+	q := rccRx(t, map[string]float64{"baseDelay": 0.5, "ewaRTT": 0})
+	q.OnData(pkt(2, 0, 0, 2, true, false))
+	if err := q.SetParam("baseDelay", 0); err != nil {
+		t.Fatal(err)
+	}
+	// fair share over a 4 µs round: 100 Gbps × 4 µs / 8 = 50,000 B
+	if w := q.OnData(pkt(2, 1000, 10, 2, false, false)); w != 50_000 {
+		t.Fatalf("after baseDelay back to 0: window %d, want 50000 (a 4 µs round)", w)
+	}
+}

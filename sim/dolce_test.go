@@ -154,7 +154,13 @@ func TestDolceCacheFollower50VsDCQCN(t *testing.T) {
 		len(common[0]), dm, dp, om, op)
 	t.Logf("over each run's own finished flows: DCQCN %d flows mean %.1f p99 %.1f; Dolce-RC %d flows mean %.1f p99 %.1f",
 		len(all[0]), am0, ap0, len(all[1]), am1, ap1)
+	// the bound: not worse than DCQCN by more than 5%
 	if om > 1.05*dm {
 		t.Errorf("Dolce-RC mean FCT %.1f µs is more than 5%% above DCQCN's %.1f µs", om, dm)
+	}
+	// and the effect the paper reports (−57% at 50% load; measured here
+	// −56%): held to a ratio of 0.7, so losing most of it fails
+	if om > 0.7*dm {
+		t.Errorf("Dolce-RC mean FCT %.1f µs is not well below DCQCN's %.1f µs (ratio %.2f, want ≤ 0.7)", om, dm, om/dm)
 	}
 }
