@@ -113,7 +113,7 @@ func dolceAlgorithm() *Algorithm {
 			Help: "DR-UCB exploration constant ξ in the bonus √(ξ·ln Σn / n_i) (paper: 0.5001, must be > 0.5 for its bound). [AMBIG] natural log."},
 		Param{Name: "qualifyInterval", Kind: KindTime, Unit: "us", Default: 0, Min: 0, Max: 1e6, Live: true,
 			Help: "A CNP is qualified (one bandit iteration, reward measured over the interval) when this long has passed since the last qualified one; " +
-				"0 means one fast-recovery phase, fastRecovery × increaseTimer (300 µs with run.py's timers), following changes to either. " +
+				"0 means one fast-recovery phase, fastRecovery × increaseTimer (300 µs with run.py's timers), following changes to either; never less than decreaseInterval. " +
 				"[AMBIG] the paper says \"at least five times the CNP interval (i.e., about one fast recovery phase)\"; with the DCQCN paper's timers the two agree " +
 				"(5 × 50 µs ≈ 5 × 55 µs), with run.py's they do not: preset dolce_5cnp uses 5 × decreaseInterval = 20 µs instead."},
 	)
@@ -246,12 +246,15 @@ func (d *dolce) congestion(env Env) {
 	d.dcqcn.cnp(env)
 }
 
-// qualifyTime is the least time between qualified CNPs.
+// qualifyTime is the least time between qualified CNPs: qualifyInterval,
+// or one fast-recovery phase; never less than one decrease interval (with
+// fastRecovery set to 0 every CNP would otherwise iterate the bandit).
 func (d *dolce) qualifyTime() Time {
-	if d.qualify > 0 {
-		return d.qualify
+	q := d.qualify
+	if q <= 0 {
+		q = Time(d.fastRecovery) * d.tInc
 	}
-	return Time(d.fastRecovery) * d.tInc
+	return max(q, d.tDec)
 }
 
 func (d *dolce) OnTimer(env Env, slot int) {
