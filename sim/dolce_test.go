@@ -9,33 +9,6 @@ import (
 	"cclab/sim"
 )
 
-// Dolce-RC allocates nothing per packet or ACK (the bandit's state is a
-// fixed-size value in the sender), held to TestNoAllocationPerPacket's rule.
-func TestDolceNoAllocationPerPacket(t *testing.T) {
-	allocs := func(size int64) float64 {
-		tp := star(9, 100e9, sim.Microsecond)
-		cfg := algoConfig(t, tp, "dolce", 100e9, map[string]float64{"qualifyInterval": 5})
-		cfg.Telemetry = sim.TelemetryConfig{}
-		for i := 0; i < 8; i++ {
-			cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), "h8", size, 0))
-		}
-		return testing.AllocsPerRun(2, func() {
-			s, err := sim.New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Run(); err != nil {
-				t.Fatal(err)
-			}
-		})
-	}
-	a2, a3 := allocs(2_000_000), allocs(20_000_000)
-	t.Logf("dolce: allocations per run: %.0f (16k packets), %.0f (160k)", a2, a3)
-	if a3-a2 > 144 {
-		t.Errorf("dolce: %.0f more allocations for 144,000 more packets: something allocates per packet", a3-a2)
-	}
-}
-
 // An 8-to-1 incast at 100 Gb/s with the paper's ECN thresholds: every flow
 // learns (reward events at qualified CNPs, arms beyond the forced block),
 // the arm gauge is sampled, the run is conservative, and a second run with
