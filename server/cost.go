@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 
 	"cclab/sim"
 )
@@ -104,7 +105,7 @@ func estimate(cfg *sim.Config) Cost {
 		}
 		c.Samples = ports * 2 * steps
 		for i, f := range cfg.Flows {
-			if !cfg.Telemetry.AllFlows && !contains(cfg.Telemetry.Flows, i) {
+			if !cfg.Telemetry.AllFlows && !slices.Contains(cfg.Telemetry.Flows, i) {
 				continue
 			}
 			active := float64(f.Size) * 8 / float64(minHostRate) * float64(sim.Second) / float64(iv)
@@ -112,15 +113,6 @@ func estimate(cfg *sim.Config) Cost {
 		}
 	}
 	return c
-}
-
-func contains(list []int, x int) bool {
-	for _, v := range list {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // check refuses a run that exceeds a limit, naming the limit.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -325,7 +326,7 @@ func (lr *liveRun) run(ctx context.Context) {
 	w := wall()
 	res := s.Result()
 	sum := report.Summarize(res, json.RawMessage(lr.scenario), w)
-	var sumBuf jsonBuffer
+	var sumBuf bytes.Buffer
 	if err := report.WriteSummary(&sumBuf, sum); err != nil {
 		end, endMsg = store.StatusFailed, fmt.Sprintf("writing the summary: %v", err)
 	}

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,8 +14,6 @@ import (
 	"cclab/sim"
 	"cclab/store"
 )
-
-type jsonBuffer = bytes.Buffer
 
 // Manager queues runs and simulates at most Concurrency of them at once,
 // each on its own goroutine. It owns every run that is queued, running or

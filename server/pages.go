@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"cclab/cc"
 	"cclab/scenarios"
 	"cclab/sim"
+	"cclab/sim/report"
 	"cclab/static"
 	"cclab/store"
 	"cclab/web"
@@ -275,36 +277,6 @@ func (s *Server) handleTopologyFragment(w http.ResponseWriter, r *http.Request) 
 	s.render(w, r, web.TopoSVG(web.PlaceTopo(req.Hosts, req.Ports), true))
 }
 
-// summaryView reads the parts of summary.json the run page shows.
-type summaryView struct {
-	FlowsTotal      int     `json:"flows_total"`
-	FlowsFinished   int     `json:"flows_finished"`
-	SimSeconds      float64 `json:"sim_seconds"`
-	WallSeconds     float64 `json:"wall_seconds"`
-	Events          float64 `json:"events"`
-	EventsPerSecond float64 `json:"events_per_second"`
-	EndReason       string  `json:"end_reason"`
-	FCTSlowdown     *struct {
-		Mean, P50, P95, P99 float64
-	} `json:"fct_slowdown"`
-	BySize []struct {
-		Lo, Hi              *float64
-		LoBytes             *float64 `json:"lo_bytes"`
-		HiBytes             *float64 `json:"hi_bytes"`
-		Count               int      `json:"count"`
-		Mean, P50, P95, P99 *float64
-	} `json:"fct_slowdown_by_size"`
-	SwitchQueues struct {
-		P50, P99, Max float64
-	} `json:"switch_queues"`
-	PFC         map[string]float64 `json:"pfc_pause_fraction"`
-	Utilization map[string]float64 `json:"utilization"`
-	Drops       float64            `json:"drops"`
-	Jain        *float64           `json:"jain"`
-	MaxRTT      float64            `json:"max_base_rtt_ns"`
-	Retx        float64            `json:"retransmitted_bytes"`
-}
-
 var bucketNames = []string{"< 10 KB", "10–100 KB", "100 KB–1 MB", "1–10 MB", "≥ 10 MB"}
 
 func g(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
@@ -354,18 +326,18 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, e := range evs {
 		b, _ := json.Marshal(e.Params)
-		p.Changes = append(p.Changes, web.Row{Label: scenarios.FormatTime(simTime(e.AtPS)), Value: string(b)})
+		p.Changes = append(p.Changes, web.Row{Label: scenarios.FormatTime(sim.Time(e.AtPS)), Value: string(b)})
 	}
 	if parsed, err := scenarios.Parse(run.Scenario); err == nil {
 		if _, meta, err := scenarios.Build(parsed); err == nil {
 			p.Topo = web.PlaceTopo(meta.Hosts, meta.Ports)
 		}
 	}
-	var sum summaryView
+	var sum report.Summary
 	if len(run.Summary) > 0 && json.Unmarshal(run.Summary, &sum) == nil {
 		rows := []web.Row{
 			{Label: "flows finished", Value: fmt.Sprintf("%d of %d", sum.FlowsFinished, sum.FlowsTotal)},
-			{Label: "simulated", Value: scenarios.FormatTime(simTime(int64(sum.SimSeconds * 1e12)))},
+			{Label: "simulated", Value: scenarios.FormatTime(sim.Time(int64(sum.SimSeconds * 1e12)))},
 			{Label: "ended because", Value: sum.EndReason},
 		}
 		if f := sum.FCTSlowdown; f != nil {
@@ -375,12 +347,12 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows,
 			web.Row{Label: "switch queue p50 / p99 / max", Value: fmt.Sprintf("%s / %s / %s",
-				scenarios.FormatSize(int64(sum.SwitchQueues.P50)), scenarios.FormatSize(int64(sum.SwitchQueues.P99)),
-				scenarios.FormatSize(int64(sum.SwitchQueues.Max)))})
+				scenarios.FormatSize(sum.SwitchQueues.P50), scenarios.FormatSize(sum.SwitchQueues.P99),
+				scenarios.FormatSize(sum.SwitchQueues.Max))})
 		if name, u := maxOf(sum.Utilization); name != "" {
 			rows = append(rows, web.Row{Label: "busiest port", Value: fmt.Sprintf("%s, %.1f%% busy", name, 100*u)})
 		}
-		if name, pf := maxOf(sum.PFC); name != "" && pf > 0 {
+		if name, pf := maxOf(sum.PFCPauseFraction); name != "" && pf > 0 {
 			rows = append(rows, web.Row{Label: "most paused port (PFC)", Value: fmt.Sprintf("%s, %.2f%% of the time", name, 100*pf)})
 		}
 		jain := "– (needs a duration and at least 2 flows active through its second half)"
@@ -389,12 +361,12 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 		}
 		rows = append(rows,
 			web.Row{Label: "Jain's fairness (second half)", Value: jain},
-			web.Row{Label: "drops", Value: g(sum.Drops)},
-			web.Row{Label: "retransmitted", Value: scenarios.FormatSize(int64(sum.Retx))},
+			web.Row{Label: "drops", Value: g(float64(sum.Drops))},
+			web.Row{Label: "retransmitted", Value: scenarios.FormatSize(sum.Retransmitted)},
 			web.Row{Label: "wall time", Value: fmt.Sprintf("%.3g s, %.3g M events/s", sum.WallSeconds, sum.EventsPerSecond/1e6)},
 		)
 		p.Summary = rows
-		for i, b := range sum.BySize {
+		for i, b := range sum.FCTSlowdownBySize {
 			if i >= len(bucketNames) {
 				break
 			}
@@ -433,7 +405,7 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 				if v != nil {
 					cell.Value = g(*v)
 				}
-				cell.Best = slicesContains(row.Best, i) && len(ids) > 1 && c.SameScenario
+				cell.Best = slices.Contains(row.Best, i) && len(ids) > 1 && c.SameScenario
 				cr.Cells = append(cr.Cells, cell)
 			}
 			c.Rows = append(c.Rows, cr)
@@ -450,14 +422,3 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, web.ComparePageView(c))
 }
 
-func slicesContains(list []int, x int) bool {
-	for _, v := range list {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
-// simTime converts picoseconds for formatting.
-func simTime(ps int64) sim.Time { return sim.Time(ps) }
