@@ -421,4 +421,3 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, r, web.ComparePageView(c))
 }
-
