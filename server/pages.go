@@ -158,20 +158,23 @@ func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) {
 	var h web.Home
 	for i := range list {
 		sc := &list[i]
+		if !sc.Builtin && len(h.Stored) >= 12 {
+			continue
+		}
+		c, ok := s.cards.get(sc.ID)
+		if !ok {
+			// the list leaves the documents out: read the one to build
+			full, err := s.db.GetScenario(r.Context(), sc.ID)
+			if err != nil {
+				s.pageError(w, r, err)
+				return
+			}
+			c = s.card(full)
+		}
 		if sc.Builtin {
-			full, err := s.db.GetScenario(r.Context(), sc.ID)
-			if err != nil {
-				s.pageError(w, r, err)
-				return
-			}
-			h.Library = append(h.Library, s.card(full))
-		} else if len(h.Stored) < 12 {
-			full, err := s.db.GetScenario(r.Context(), sc.ID)
-			if err != nil {
-				s.pageError(w, r, err)
-				return
-			}
-			h.Stored = append(h.Stored, s.card(full))
+			h.Library = append(h.Library, c)
+		} else {
+			h.Stored = append(h.Stored, c)
 		}
 	}
 	runs, err := s.db.ListRuns(r.Context(), store.RunFilter{Limit: 20})
