@@ -66,5 +66,15 @@ func boolParam(name string, def bool, live bool, help string) Param {
 	return Param{Name: name, Kind: KindBool, Default: d, Min: 0, Max: 1, Live: live, Help: help}
 }
 
+// ackPriorityParam is HPCC's ACK_HIGH_PRIO as a parameter: the receiving
+// NIC queues this algorithm's ACKs and NACKs in its high-priority queue
+// (served first, never paused by PFC) or with its data (held while the NIC
+// is paused). It says nothing of the switches, where ACKs travel in their
+// data's class unless switch.ackClass is "high".
+func ackPriorityParam(def bool, help string) Param {
+	return boolParam("ackHighPriority", def, false, "The receiver's NIC queues ACKs and NACKs in its high-priority queue, never paused by PFC "+
+		"(HPCC's ACK_HIGH_PRIO, a host setting: at switches ACKs share their data's class unless switch.ackClass is high; "+help+").")
+}
+
 // run.py's ECN thresholds for every scheme but DCTCP, at 100 Gbps.
 var runPyECN = &ECNDefaults{Kmin: 400_000, Kmax: 1_600_000, Pmax: 0.2}

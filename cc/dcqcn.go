@@ -52,7 +52,7 @@ func dcqcnAlgorithm() *Algorithm {
 			fracParam("rateOnFirstCNP", 1, "Fraction of the rate kept on the first CNP (Mellanox: 1.0)."),
 			boolParam("clampTarget", false, true, "Set the target to the current rate on every cut (run.py: off: only after an increase)."),
 			boolParam("window", false, false, "Also limit in-flight bytes to max BDP × rate / line rate (run.py's _vwin variants)."),
-			boolParam("ackHighPriority", true, false, "ACKs and NACKs travel in the high-priority class (run.py: yes; the _vwin variants: no)."),
+			ackPriorityParam(true, "run.py: yes; the _vwin variants: no"),
 		},
 		Presets: []Preset{
 			{Name: "dcqcn_paper", Help: "run.py's dcqcn_paper: the DCQCN paper's timers (alpha 50 µs, decrease 50 µs, increase 55 µs).",

@@ -29,9 +29,11 @@ func dctcpAlgorithm() *Algorithm {
 			rateParam("ai", 615, "Rate increase per window (run.py: 615 Mb/s, one MTU per 13 µs RTT; scaled here with the line rate)."),
 			rateParam("minRate", 1000, "Lowest rate a cut can reach (run.py: 1000 Mb/s; here 1% of the line rate)."),
 			boolParam("window", true, false, "Limit in-flight bytes to max BDP × rate / line rate (run.py: HAS_WIN and VAR_WIN on)."),
+			ackPriorityParam(false, "run.py: no"),
 		},
-		AckHighPriority: false,
-		ECN:             &ECNDefaults{Kmin: 300_000, Kmax: 300_000, Pmax: 1},
+		AckHighPriority:  false,
+		AckPriorityParam: "ackHighPriority",
+		ECN:              &ECNDefaults{Kmin: 300_000, Kmax: 300_000, Pmax: 1},
 		Series: []SeriesSpec{
 			{Name: "dctcp_alpha", Unit: "", Help: "DCTCP's alpha: the smoothed fraction of ECN-marked packets per window."},
 		},
@@ -68,6 +70,7 @@ func (d *dctcp) set(name string, v float64) bool {
 		d.ai = v * mbps
 	case "minRate":
 		d.minRate = v * mbps
+	case "ackHighPriority": // read by the engine, not the sender
 	case "window":
 		d.window = v != 0
 	default:

@@ -45,8 +45,10 @@ func hpccAlgorithm() *Algorithm {
 			boolParam("fastReact", true, true, "React on every ACK between the once-per-RTT updates (run.py: on)."),
 			boolParam("perHop", false, true, "Keep a rate per hop and take the smallest (HPCC's MULTI_RATE; run.py: off)."),
 			boolParam("window", true, false, "Limit in-flight bytes to max BDP × rate / line rate (run.py: on)."),
+			ackPriorityParam(false, "run.py: no"),
 		},
 		AckHighPriority:       false,
+		AckPriorityParam:      "ackHighPriority",
 		INT:                   IntSpec{FixedBytes: 2 + MaxHops*8},
 		RateChangeReschedules: true,
 		ECN:                   runPyECN,
@@ -100,6 +102,7 @@ func (h *hpcc) set(name string, v float64) bool {
 		h.fastReact = v != 0
 	case "perHop":
 		h.perHop = v != 0
+	case "ackHighPriority": // read by the engine, not the sender
 	case "window":
 		h.win = v != 0
 	default:

@@ -85,8 +85,12 @@ type Algorithm struct {
 	Help  string  `json:"help"`
 	Param []Param `json:"params"`
 	// Presets lists named parameter sets; "" always means the defaults.
-	Presets         []Preset `json:"presets"`
-	AckHighPriority bool     `json:"ackHighPriority"`
+	Presets []Preset `json:"presets"`
+	// AckHighPriority: the receiving NIC queues this algorithm's ACKs and
+	// NACKs in its high-priority queue, never paused by PFC (HPCC's
+	// ACK_HIGH_PRIO). It is a host setting only: at switches ACKs travel
+	// in their data's class unless switch.ackClass is "high".
+	AckHighPriority bool `json:"ackHighPriority"`
 	// AckPriorityParam, when set, names a bool parameter that overrides
 	// AckHighPriority (run.py gives DCQCN's window variants low-priority ACKs).
 	AckPriorityParam string  `json:"ackPriorityParam,omitempty"`
@@ -139,8 +143,8 @@ type ParamError struct {
 
 func (e *ParamError) Error() string { return e.Param + ": " + e.Msg }
 
-// AckHigh reports whether this algorithm's ACKs travel in the high-priority
-// class with these parameters.
+// AckHigh reports whether the receiving NIC queues this algorithm's ACKs in
+// its high-priority queue with these parameters.
 func (a *Algorithm) AckHigh(p Params) bool {
 	if a.AckPriorityParam != "" {
 		if v, ok := p[a.AckPriorityParam]; ok {

@@ -38,13 +38,15 @@ func timelyAlgorithm() *Algorithm {
 			timeParam("minRTT", 20, "Normalises the RTT gradient (20 µs)."),
 			{Name: "haiAfter", Kind: KindInt, Default: 5, Min: 1, Max: 1000, Live: true, Help: "Consecutive increases before the hyper increase (HPCC's simulator fixes it at 5)."},
 			boolParam("window", false, false, "Also limit in-flight bytes to max BDP × rate / line rate (run.py's timely_vwin)."),
+			ackPriorityParam(true, "run.py: yes"),
 		},
 		Presets: []Preset{
 			{Name: "timely_vwin", Help: "run.py's timely_vwin: with a window of max BDP × rate / line rate.", Values: map[string]float64{"window": 1}},
 		},
-		AckHighPriority: true,
-		INT:             IntSpec{HeaderBytes: 8},
-		ECN:             runPyECN,
+		AckHighPriority:  true,
+		AckPriorityParam: "ackHighPriority",
+		INT:              IntSpec{HeaderBytes: 8},
+		ECN:              runPyECN,
 		Series: []SeriesSpec{
 			{Name: "timely_rtt_ns", Unit: "ns", Help: "TIMELY's RTT sample at each update."},
 			{Name: "timely_gradient", Unit: "", Help: "TIMELY's normalised RTT gradient at each update."},
@@ -95,6 +97,7 @@ func (t *timely) set(name string, v float64) bool {
 		t.minRTT = usec(v)
 	case "haiAfter":
 		t.haiAfter = int(v)
+	case "ackHighPriority": // read by the engine, not the sender
 	case "window":
 		t.window = v != 0
 	default:

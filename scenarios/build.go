@@ -114,7 +114,10 @@ func hostConfig(h *Host) sim.HostConfig {
 	c := sim.DefaultHost()
 	c.MTU = h.MTU
 	c.Header = h.Header
+	c.IdealHeader = h.IdealHeader
 	c.Ack = h.Ack
+	c.Nack = h.Nack
+	c.AckHeader = h.AckHeader
 	c.AckEvery = h.AckEvery
 	c.CNPInterval = h.CNPInterval
 	c.RTO = h.RTO
@@ -133,6 +136,7 @@ func switchConfig(s *Switch, c *CC) sim.SwitchConfig {
 	sw.PFC = s.PFC
 	sw.INT = s.INT
 	sw.FlowCountTimeout = s.FlowCountTimeout
+	sw.AckHigh = s.AckClass == AckClassHigh
 	sw.ECN = sim.ECNConfig{RefRate: RefRate}
 	switch {
 	case s.ECN != nil:

@@ -126,6 +126,7 @@ func canonSwitch(s *Switch) m {
 		"pfc":              m{"enabled": s.PFC},
 		"int":              s.INT,
 		"flowCountTimeout": formatTime(s.FlowCountTimeout),
+		"ackClass":         s.AckClass,
 	}
 	if e := s.ECN; e != nil {
 		if e.Enabled {
@@ -148,7 +149,10 @@ func canonHost(h *Host) m {
 	return m{
 		"mtu":          formatSize(h.MTU),
 		"header":       formatSize(h.Header),
+		"idealHeader":  formatSize(h.IdealHeader),
 		"ack":          formatSize(h.Ack),
+		"nack":         formatSize(h.Nack),
+		"ackHeader":    formatSize(h.AckHeader),
 		"ackEvery":     h.AckEvery,
 		"cnpInterval":  formatTime(h.CNPInterval),
 		"bdp":          h.BDP,

@@ -94,8 +94,9 @@ func TestCanonicalEqualScenarios(t *testing.T) {
 			  "cc": {"params": {}, "preset": "", "algorithm": "none"},
 			  "seed": 1, "name": "", "description": "", "events": [],
 			  "topology": {"senders": 2, "receivers": 1, "kind": "dumbbell", "hostLink": {"rate": "100 Gbps", "delay": 1e-6}},
-			  "switch": {"buffer": "32MiB", "pfc": {"enabled": true}, "int": true, "flowCountTimeout": "0.1ms"},
-			  "host": {"mtu": "1000B", "header": "48B", "ack": "64B", "ackEvery": 1, "cnpInterval": "0us", "bdp": "global", "rto": "auto", "nackInterval": "500us"},
+			  "switch": {"buffer": "32MiB", "pfc": {"enabled": true}, "int": true, "flowCountTimeout": "0.1ms", "ackClass": "data"},
+			  "host": {"mtu": "1000B", "header": "36B", "idealHeader": "48B", "ack": "48B", "nack": "48B", "ackHeader": "34B",
+			    "ackEvery": 1, "cnpInterval": "0us", "bdp": "global", "rto": "auto", "nackInterval": "500us"},
 			  "telemetry": {"interval": "10us", "queues": "all", "flows": "all"}}`),
 		},
 		{ // selection lists in any order; events at different times in any order

@@ -218,7 +218,7 @@ func TestBuildBase(t *testing.T) {
 		t.Errorf("switch %+v", cfg.Switch)
 	}
 	h := cfg.Host
-	if h.MTU != 1000 || h.Header != 48 || h.Ack != 64 || h.AckEvery != 2 || h.RTO != sim.Millisecond ||
+	if h.MTU != 1000 || h.Header != 36 || h.IdealHeader != 48 || h.Ack != 48 || h.Nack != 48 || h.AckHeader != 34 || h.AckEvery != 2 || h.RTO != sim.Millisecond ||
 		h.NackInterval != 500*sim.Microsecond || h.BDPPerPath {
 		t.Errorf("host %+v", h)
 	}

@@ -14,8 +14,11 @@ const (
 	DefaultSeed             uint64   = 1
 	DefaultBuffer           int64    = 32 << 20
 	DefaultMTU              int64    = 1000
-	DefaultHeader           int64    = 48
-	DefaultAck              int64    = 64
+	DefaultHeader           int64    = 36
+	DefaultIdealHeader      int64    = 48
+	DefaultAck              int64    = 48
+	DefaultNack             int64    = 48
+	DefaultAckHeader        int64    = 34
 	DefaultRTO              sim.Time = sim.Millisecond
 	MinTelemetryInterval    sim.Time = sim.Microsecond
 	DefaultNackInterval     sim.Time = 500 * sim.Microsecond
@@ -82,8 +85,9 @@ func (r *runAlgos) names() string {
 
 func (d *decoder) scenario(tree any) *Scenario {
 	s := &Scenario{Seed: DefaultSeed}
-	s.Switch = Switch{Buffer: DefaultBuffer, PFC: true, INT: true, FlowCountTimeout: DefaultFlowCountTimeout}
-	s.Host = Host{MTU: DefaultMTU, Header: DefaultHeader, Ack: DefaultAck, AckEvery: 1,
+	s.Switch = Switch{Buffer: DefaultBuffer, PFC: true, INT: true, FlowCountTimeout: DefaultFlowCountTimeout, AckClass: AckClassData}
+	s.Host = Host{MTU: DefaultMTU, Header: DefaultHeader, IdealHeader: DefaultIdealHeader,
+		Ack: DefaultAck, Nack: DefaultNack, AckHeader: DefaultAckHeader, AckEvery: 1,
 		BDP: BDPGlobal, RTO: DefaultRTO, RTOAuto: true, NackInterval: DefaultNackInterval}
 	s.Telemetry = Telemetry{Interval: DefaultInterval, AllQueues: true, AllFlows: true}
 	s.Events = []Event{}
@@ -543,6 +547,7 @@ func (d *decoder) switchSection(path string, v any, sw *Switch, algo *cc.Algorit
 	}
 	sw.INT = f.boolean("int", sw.INT)
 	sw.FlowCountTimeout = f.time("flowCountTimeout", sw.FlowCountTimeout, true)
+	sw.AckClass = f.enum("ackClass", sw.AckClass, AckClassData, AckClassHigh)
 	f.finish()
 }
 
@@ -586,8 +591,11 @@ func (d *decoder) hostSection(path string, v any, h *Host) {
 		return
 	}
 	h.MTU = d.packetSize(f, "mtu", h.MTU)
-	h.Header = d.packetSize(f, "header", h.Header)
+	h.Header = d.headerSize(f, "header", h.Header)
+	h.IdealHeader = d.headerSize(f, "idealHeader", h.IdealHeader)
 	h.Ack = d.packetSize(f, "ack", h.Ack)
+	h.Nack = d.packetSize(f, "nack", h.Nack)
+	h.AckHeader = d.headerSize(f, "ackHeader", h.AckHeader)
 	h.AckEvery = f.count("ackEvery", h.AckEvery, 1, 1<<16)
 	h.CNPInterval = f.time("cnpInterval", h.CNPInterval, false)
 	h.BDP = f.enum("bdp", h.BDP, BDPGlobal, BDPPath)
@@ -602,6 +610,16 @@ func (d *decoder) hostSection(path string, v any, h *Host) {
 	}
 	h.NackInterval = f.time("nackInterval", h.NackInterval, false)
 	f.finish()
+}
+
+// headerSize reads a size in [0, MaxPacket].
+func (d *decoder) headerSize(f *fields, key string, def int64) int64 {
+	x := f.size(key, def, false)
+	if x > MaxPacket {
+		d.add(join(f.path, key), "must be at most %s, got %s", formatSize(MaxPacket), formatSize(x))
+		return def
+	}
+	return x
 }
 
 // packetSize reads a size in (0, MaxPacket].

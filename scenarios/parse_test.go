@@ -74,7 +74,7 @@ func TestBaseParses(t *testing.T) {
 	if s.Switch.Buffer != 16<<20 || s.Switch.PFC || !s.Switch.INT || s.Switch.ECN != nil {
 		t.Errorf("switch = %+v", s.Switch)
 	}
-	if s.Host.AckEvery != 2 || s.Host.MTU != 1000 || s.Host.Header != 48 || s.Host.RTO != sim.Millisecond {
+	if s.Host.AckEvery != 2 || s.Host.MTU != 1000 || s.Host.Header != 36 || s.Host.RTO != sim.Millisecond {
 		t.Errorf("host = %+v", s.Host)
 	}
 	if s.CC.Params["windowBDPs"] != 2 {
@@ -96,8 +96,8 @@ func TestDefaults(t *testing.T) {
 	want := Scenario{
 		Seed:     1,
 		Topology: Topology{Kind: KindDumbbell, Dumbbell: &Dumbbell{Senders: 1, Receivers: 1, HostLink: Link{100e9, sim.Microsecond}}},
-		Switch:   Switch{Buffer: 32 << 20, PFC: true, INT: true, FlowCountTimeout: 100 * sim.Microsecond},
-		Host: Host{MTU: 1000, Header: 48, Ack: 64, AckEvery: 1, CNPInterval: 0, BDP: BDPGlobal,
+		Switch:   Switch{Buffer: 32 << 20, PFC: true, INT: true, FlowCountTimeout: 100 * sim.Microsecond, AckClass: AckClassData},
+		Host: Host{MTU: 1000, Header: 36, IdealHeader: 48, Ack: 48, Nack: 48, AckHeader: 34, AckEvery: 1, CNPInterval: 0, BDP: BDPGlobal,
 			RTO: sim.Millisecond, RTOAuto: true, NackInterval: 500 * sim.Microsecond},
 		Telemetry: Telemetry{Interval: 10 * sim.Microsecond, AllQueues: true, AllFlows: true},
 	}
@@ -175,7 +175,12 @@ func TestMalformed(t *testing.T) {
 		// host
 		{name: "mtu zero", sets: []string{"host.mtu=0B"}, field: "host.mtu", msg: "must be > 0"},
 		{name: "mtu too big", sets: []string{"host.mtu=1MB"}, field: "host.mtu", msg: "at most"},
-		{name: "header zero", sets: []string{"host.header=0B"}, field: "host.header"},
+		{name: "header negative", sets: []string{"host.header=-1"}, field: "host.header"},
+		{name: "header too big", sets: []string{"host.idealHeader=1MB"}, field: "host.idealHeader", msg: "at most"},
+		{name: "ack zero", sets: []string{"host.ack=0B"}, field: "host.ack", msg: "must be > 0"},
+		{name: "nack zero", sets: []string{"host.nack=0B"}, field: "host.nack", msg: "must be > 0"},
+		{name: "ack header unit", sets: []string{"host.ackHeader=34b"}, field: "host.ackHeader", msg: "unknown unit"},
+		{name: "ack class", sets: []string{"switch.ackClass=strict"}, field: "switch.ackClass", msg: "want data, high"},
 		{name: "ackEvery zero", sets: []string{"host.ackEvery=0"}, field: "host.ackEvery", msg: "must be > 0"},
 		{name: "bdp mode", sets: []string{"host.bdp=local"}, field: "host.bdp", msg: "want global, path"},
 		{name: "host unknown", sets: []string{"host.window=1"}, field: "host.window", msg: "unknown field"},

@@ -134,7 +134,17 @@ type Switch struct {
 	PFC              bool
 	INT              bool
 	FlowCountTimeout sim.Time
+	// AckClass is the class of ACKs and NACKs at the switches: AckClassData
+	// (their data's, as in HPCC's simulator) or AckClassHigh (strict
+	// priority).
+	AckClass string
 }
+
+// Classes of switch.ackClass.
+const (
+	AckClassData = "data"
+	AckClassHigh = "high"
+)
 
 // ECN scale modes.
 const (
@@ -161,8 +171,11 @@ const (
 // Host is the NIC model shared by every host.
 type Host struct {
 	MTU         int64
-	Header      int64
-	Ack         int64
+	Header      int64 // data packet header on the wire
+	IdealHeader int64 // header per packet counted by the ideal FCT
+	Ack         int64 // an ACK on the wire (without echo)
+	Nack        int64 // a NACK on the wire (without echo)
+	AckHeader   int64 // an ACK or NACK that echoes b bytes is max(Ack, AckHeader+b)
 	AckEvery    int
 	CNPInterval sim.Time
 	BDP         string // BDPGlobal or BDPPath

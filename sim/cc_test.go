@@ -132,7 +132,7 @@ func TestINTEcho(t *testing.T) {
 	if len(p.acks) != 19 {
 		t.Fatalf("%d ACKs delivered for 20 packets with ackEvery 1, want 19", len(p.acks))
 	}
-	wire := int64(1000 + 48 + 32)
+	wire := 1000 + cfg.Host.Header + 32 // payload, header (36 B, HPCC's), the probe's 32 B of INT
 	for i, a := range p.acks {
 		if a.Seq != int64(i+1)*1000 || a.Packets != 1 || a.NACK || a.CNP {
 			t.Fatalf("ack %d: %+v", i, a)
@@ -271,7 +271,7 @@ func TestPacingAndLiveRate(t *testing.T) {
 		v    []float64
 		rate float64
 	}{{before, 20e9}, {after, 50e9}} {
-		want := c.rate * 1000 / 1048
+		want := c.rate * 1000 / float64(1000+cfg.Host.Header)
 		// 1%: the pacer spaces packets by exactly their wire time at the rate;
 		// each 10 µs sample counts whole packets, averaged over many samples.
 		if got := mean(c.v); math.Abs(got-want)/want > 0.01 {
@@ -312,7 +312,8 @@ func TestWindowAndReceiverWindow(t *testing.T) {
 		}
 	}
 	// 4 packets per RTT of ~64 µs: the window, not the link, sets the pace
-	rtt := float64(6*10*sim.Microsecond+3*sim.Time(1048*800)+3*sim.Time(64*800)) / 1e12
+	data, ack := sim.Time(1000+cfg.Host.Header), sim.Time(cfg.Host.Ack)
+	rtt := float64(6*10*sim.Microsecond+3*data*800+3*ack*800) / 1e12
 	want := 400_000 / 4000 * rtt
 	gotT := float64(r.Flows[0].FCT) / 1e12
 	if math.Abs(gotT-want)/want > 0.05 {
@@ -492,15 +493,28 @@ func TestBDPGlobalOrPath(t *testing.T) {
 	}
 }
 
-// ACK priority: with AckHighPriority the ACKs of a flow skip ahead of a
-// standing data queue on the reverse path, so the flow's last ACK (its
-// finish) is not delayed by that queue.
-func TestAckPriority(t *testing.T) {
-	fct := map[bool]sim.Time{}
-	for _, high := range []bool{false, true} {
+// ACK class at the switches: by default ACKs travel in their data's class,
+// as in HPCC's simulator, so an ACK coming back through a port with a
+// standing data queue waits behind it whatever its algorithm's ACK priority;
+// with switch.ackClass "high" it skips the queue and the flow finishes
+// within a few µs of its ideal.
+func TestAckClassAtSwitches(t *testing.T) {
+	cases := []struct {
+		name              string
+		nicHigh, switchHi bool
+		fast              bool
+	}{
+		{"data class", false, false, false},
+		{"NIC high priority only", true, false, false},
+		{"high class at switches", false, true, true},
+		{"both", true, true, true},
+	}
+	fct := map[string]sim.Time{}
+	for _, tc := range cases {
 		var got []*probe
 		tp := star(3, 100e9, sim.Microsecond)
-		cfg := baseConfig(t, tp, probeAlgo(probeOpts{rate: cc.Unlimited, window: cc.Unlimited, ackHigh: high}, &got))
+		cfg := baseConfig(t, tp, probeAlgo(probeOpts{rate: cc.Unlimited, window: cc.Unlimited, ackHigh: tc.nicHigh}, &got))
+		cfg.Switch.AckHigh = tc.switchHi
 		// h0 -> h1 is the probed flow; h2 -> h0 and h1 -> h0 build a standing
 		// queue at s0->h0, the port h0's ACKs come back through
 		cfg.Flows = []sim.FlowSpec{
@@ -508,12 +522,54 @@ func TestAckPriority(t *testing.T) {
 			tp.flow("h2", "h0", 5_000_000, 0), tp.flow("h1", "h0", 5_000_000, 0),
 		}
 		_, r := run(t, cfg)
-		fct[high] = r.Flows[0].FCT
+		fct[tc.name] = r.Flows[0].FCT
+		// the reverse queue is ~50 µs deep when the probe starts
+		if fast := r.Flows[0].FCT < r.Flows[0].IdealFCT+10*sim.Microsecond; fast != tc.fast {
+			t.Errorf("%s: FCT %d ps against ideal %d ps; want fast = %v", tc.name, r.Flows[0].FCT, r.Flows[0].IdealFCT, tc.fast)
+		}
 	}
-	// the reverse queue is ~50 µs deep when the probe starts; high priority
-	// ACKs finish the probe within a few µs of its ideal
-	if fct[true]+20*sim.Microsecond > fct[false] {
-		t.Errorf("FCT with high-priority ACKs %d ps, with data-priority ACKs %d ps: want the first well below", fct[true], fct[false])
+	if fct["data class"] != fct["NIC high priority only"] {
+		t.Errorf("the NIC's ACK priority changed a run without PFC pauses at the receiver: %d vs %d ps", fct["data class"], fct["NIC high priority only"])
+	}
+}
+
+// ACK priority at the NIC (HPCC's ACK_HIGH_PRIO): a receiver whose NIC is
+// paused by PFC holds ACKs of the data class with its data, but sends
+// high-priority ACKs. h1 receives the probed flow from h0 and itself sends
+// to h3 together with h2 through a shallow buffer, so s0 pauses h1's NIC
+// again and again; the probe, held to a window of ten packets, is clocked by
+// its ACKs and finishes later when they wait out those pauses.
+func TestAckPriorityAtNIC(t *testing.T) {
+	run1 := func(high bool) (*sim.Result, sim.Time) {
+		var got []*probe
+		tp := star(4, 100e9, sim.Microsecond)
+		probe := probeAlgo(probeOpts{rate: cc.Unlimited, window: 10_000, ackHigh: high}, &got)
+		bulk := probeAlgo(probeOpts{rate: cc.Unlimited, window: cc.Unlimited}, &got)
+		cfg := baseConfig(t, tp, probe)
+		cfg.Algos = append(cfg.Algos, bulk)
+		cfg.Switch.Buffer = 1 << 20
+		f := tp.flow("h0", "h1", 1_000_000, 100*sim.Microsecond)
+		b1, b2 := tp.flow("h1", "h3", 20_000_000, 0), tp.flow("h2", "h3", 20_000_000, 0)
+		b1.Algo, b2.Algo = 1, 1
+		cfg.Flows = []sim.FlowSpec{f, b1, b2}
+		_, r := run(t, cfg)
+		return r, r.Flows[0].FCT
+	}
+	rLow, low := run1(false)
+	_, high := run1(true)
+	paused := 0.0
+	for _, p := range rLow.Ports {
+		if p.Name == "h1->s0" {
+			paused = p.PauseFraction
+		}
+	}
+	t.Logf("h1's NIC paused %.0f%% of the run; probe FCT %.1f µs with data-class ACKs, %.1f µs with high-priority ACKs",
+		100*paused, float64(low)/1e6, float64(high)/1e6)
+	if paused < 0.1 {
+		t.Fatalf("h1's NIC paused %.1f%% of the run: the test needs a paused receiver", 100*paused)
+	}
+	if float64(high) > 0.8*float64(low) {
+		t.Errorf("FCT with high-priority ACKs at the NIC %d ps, with data-class ACKs %d ps: want the first well below", high, low)
 	}
 }
 
@@ -526,7 +582,7 @@ func TestRateChangeInOnSend(t *testing.T) {
 	cfg := baseConfig(t, tp, probeAlgo(probeOpts{rate: cc.Unlimited, window: cc.Unlimited, toggle: true}, &got))
 	cfg.Flows = []sim.FlowSpec{tp.flow("h0", "h1", 1_000_000, 0)}
 	_, r := run(t, cfg)
-	minFCT := sim.Time(1000 * 1048 * 80) // 1000 packets of 1048 B at 80 ps/B
+	minFCT := 1000 * sim.Time(1000+cfg.Host.Header) * 80 // 1000 packets at 80 ps/B
 	if r.Flows[0].FCT < minFCT {
 		t.Errorf("FCT %d ps is below the %d ps the NIC needs to serialise the flow", r.Flows[0].FCT, minFCT)
 	}

@@ -45,9 +45,24 @@ type LinkSpec struct {
 
 // HostConfig is the RoCEv2 NIC model shared by every host.
 type HostConfig struct {
-	MTU    int64 // payload bytes per data packet
-	Header int64 // bytes each data packet adds on the wire (INT excluded)
-	Ack    int64 // bytes of an ACK, NACK or CNP on the wire (INT echo excluded)
+	MTU int64 // payload bytes per data packet
+	// Header is the bytes each data packet adds on the wire, INT and an
+	// algorithm's own header excluded (HPCC's simulator: 36 = PPP 2 + IPv4
+	// 20 + UDP 8 + sequence and priority 6).
+	Header int64
+	// IdealHeader is the header bytes per packet that the ideal FCT counts
+	// (HPCC's standalone FCT counts 48 B: its wire header plus a 14-byte
+	// Ethernet header it does not transmit, less the 2-byte PPP header).
+	IdealHeader int64
+	// Ack and Nack are an ACK's and a NACK's size on the wire when they echo
+	// nothing; one that echoes an algorithm's header or INT is AckHeader +
+	// the echo, or Ack (Nack) when that is larger: HPCC's simulator pads
+	// every ACK to its 60-byte minimum frame, 48 B without the Ethernet
+	// header it does not transmit, and an ACK echoing HPCC's 42-byte INT
+	// is 34 + 42 = 76 B.
+	Ack       int64
+	Nack      int64
+	AckHeader int64
 	// AckEvery acknowledges every AckEvery-th in-order data packet; the last
 	// packet of a flow is always acknowledged.
 	AckEvery int
@@ -94,6 +109,11 @@ type SwitchConfig struct {
 	// active at an egress port (MPCC thesis A.1). Counting runs only when an
 	// algorithm in the run asks for it.
 	FlowCountTimeout Time
+	// AckHigh puts ACKs and NACKs in the strict-priority class at every
+	// switch. By default (false) they share their data's class, as in HPCC's
+	// simulator, whose switches never set their ACK-priority attribute; an
+	// algorithm's ACK priority applies to the NIC that sends the ACK only.
+	AckHigh bool
 	// PFC thresholds as in HPCC's simulator: per-port ingress reserve, resume
 	// offset and the headroom factor (headroom = factor × rate × delay).
 	Reserve        int64 // default 4 KiB
@@ -204,8 +224,11 @@ func DefaultSwitch() SwitchConfig {
 func DefaultHost() HostConfig {
 	return HostConfig{
 		MTU:          1000,
-		Header:       48,
-		Ack:          64,
+		Header:       36,
+		IdealHeader:  48,
+		Ack:          48,
+		Nack:         48,
+		AckHeader:    34,
 		AckEvery:     1,
 		RTO:          1 * Millisecond, // armed only when packets can be lost
 		NackInterval: 500 * Microsecond,

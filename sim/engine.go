@@ -52,7 +52,8 @@ type Sim struct {
 	rt    routing
 
 	algos     []algoRun
-	flowCount bool // some algorithm needs the switches' active-flow counter
+	flowCount bool  // some algorithm needs the switches' active-flow counter
+	ackClass  uint8 // the class of ACKs and NACKs at switches (SwitchConfig.AckHigh)
 	fc        flowCounter
 	intOn     bool
 
@@ -102,7 +103,7 @@ type Sim struct {
 type algoRun struct {
 	spec      AlgoSpec
 	params    cc.Params
-	ackClass  uint8
+	nicAck    uint8 // the class of its ACKs at the sending NIC (cc.Algorithm.AckHigh)
 	extraHdr  int32 // the algorithm's own header bytes (data and ACK)
 	resched   bool  // a rate change moves the next send (cc.Algorithm.RateChangeReschedules)
 	intFixed  int32
@@ -264,8 +265,8 @@ func New(cfg Config) (*Sim, error) {
 	if err := CheckTopology(cfg.Nodes, cfg.Links); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	if cfg.Host.MTU <= 0 || cfg.Host.Header < 0 || cfg.Host.Ack <= 0 || cfg.Host.AckEvery < 1 {
-		return nil, errors.New("sim: host mtu and ack must be > 0, header >= 0, ackEvery >= 1")
+	if h := cfg.Host; h.MTU <= 0 || h.Header < 0 || h.IdealHeader < 0 || h.Ack <= 0 || h.Nack <= 0 || h.AckHeader < 0 || h.AckEvery < 1 {
+		return nil, errors.New("sim: host mtu, ack and nack must be > 0, headers >= 0, ackEvery >= 1")
 	}
 	if cfg.Switch.Buffer <= 0 {
 		return nil, errors.New("sim: switch buffer must be > 0")
@@ -275,6 +276,10 @@ func New(cfg Config) (*Sim, error) {
 	}
 	s := &Sim{cfg: cfg, pk: newPool(), groupLeft: map[int]int{}, groupAfter: map[int][]int32{}}
 	s.wall = cfg.WallClock
+	s.ackClass = classData
+	if cfg.Switch.AckHigh {
+		s.ackClass = classHigh
+	}
 	if s.wall == nil {
 		origin := time.Now()
 		s.wall = func() int64 { return int64(time.Since(origin)) }
@@ -456,9 +461,9 @@ func (s *Sim) buildAlgos() error {
 		r.spec = a
 		r.params = a.Params.Clone()
 		if a.Algo.AckHigh(a.Params) {
-			r.ackClass = classHigh
+			r.nicAck = classHigh
 		} else {
-			r.ackClass = classData
+			r.nicAck = classData
 		}
 		r.extraHdr = int32(a.Algo.INT.HeaderBytes)
 		r.resched = a.Algo.RateChangeReschedules

@@ -535,6 +535,7 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 	pk.ingress = -1
 	pk.payload = 0
 	pk.ecn = false
+	nic := uint8(classHigh)
 	if kind == pktKind(255) {
 		// a CNP on its own (the packet needs no ACK): high priority, no INT
 		pk.kind = pktCNP
@@ -542,29 +543,41 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 		pk.size = cnpFrameBytes
 		pk.nhop = 0
 	} else {
+		// at the NIC the algorithm's ACK priority (HPCC's ACK_HIGH_PRIO);
+		// at the switches the data's class unless switch.ackClass is high
+		nic = a.nicAck
 		pk.kind = kind
-		pk.class = a.ackClass
+		pk.class = s.ackClass
 		pk.seq = f.rcvNxt
-		pk.size = int32(h.Ack + intEcho)
+		size := h.Ack
+		if kind == pktNack {
+			size = h.Nack
+		}
+		if intEcho > 0 {
+			size = max(size, h.AckHeader+intEcho)
+		}
+		pk.size = int32(size)
 		pk.cnp = cnp
 		pk.acked = clamp16(f.rxPkts)
 		pk.marked = clamp16(f.rxMarked)
 		f.rxPkts, f.rxMarked, f.rxInOrder = 0, 0, 0
 	}
 	s.cnt.created[pk.kind] += int64(pk.size)
-	s.hostEnqueue(id, pk, f.dst)
+	s.hostEnqueue(id, pk, f.dst, nic)
 }
 
-// hostEnqueue queues a control packet at the host's NIC port towards dst.
-func (s *Sim) hostEnqueue(id int32, pk *packet, host int32) {
+// hostEnqueue queues a control packet at the host's NIC port towards dst,
+// in the NIC's class nic (which may differ from the class the packet has at
+// the switches, pk.class).
+func (s *Sim) hostEnqueue(id int32, pk *packet, host int32, nic uint8) {
 	pid := s.rt.next(s, host, pk.dst, pk.hash)
 	if pid < 0 {
 		s.drop(id, -1)
 		return
 	}
 	p := &s.ports[pid]
-	p.q[pk.class].push(id)
-	s.queueAdd(p, pk.class, int64(pk.size))
+	p.q[nic].push(id)
+	s.queueAdd(p, nic, int64(pk.size))
 	s.transmit(pid)
 }
 

@@ -212,10 +212,10 @@ func (s *Sim) setFlowPath(f *flowState) {
 		f.baseRTT = s.maxRTT
 		f.maxBDP = s.maxBDP
 	}
-	// ideal FCT (HPCC's standalone_fct): base RTT of the path plus the bytes
-	// on the wire (payload and one header per packet, INT excluded) at the
+	// ideal FCT (HPCC's standalone_fct): base RTT of the path plus the
+	// payload and one ideal header per packet (INT excluded) at the
 	// bottleneck rate
 	pkts := (f.size + s.cfg.Host.MTU - 1) / s.cfg.Host.MTU
-	wire := f.size + pkts*s.cfg.Host.Header
+	wire := f.size + pkts*s.cfg.Host.IdealHeader
 	f.idealFCT = rtt + Time(mulDiv(wire, int64(Second)*8, pi.bw))
 }

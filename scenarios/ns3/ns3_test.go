@@ -1,0 +1,184 @@
+package ns3
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"cclab/scenarios"
+	"cclab/sim"
+)
+
+const topo = `4 2 3
+2 3
+0 2 100Gbps 1000ns 0
+1 2 100Gbps 0.001ms 0
+2 3 400Gbps 1us 0
+`
+
+const flows = `2
+0 1 3 100 1000 2.000000001
+1 0 3 100 5000000 2.5
+`
+
+const config = `CC_MODE 1
+RATE_AI 20Mb/s
+RATE_HAI 200Mb/s
+MIN_RATE 1000Mb/s
+EWMA_GAIN 0.00390625
+ALPHA_RESUME_INTERVAL 1
+RATE_DECREASE_INTERVAL 4
+RP_TIMER 300
+FAST_RECOVERY_TIMES 1
+CLAMP_TARGET_RATE 0
+ACK_HIGH_PRIO 1
+HAS_WIN 0
+BUFFER_SIZE 32
+PACKET_PAYLOAD_SIZE 1000
+KMAX_MAP 2 100000000000 1600 400000000000 6400
+KMIN_MAP 2 100000000000 400 400000000000 1600
+PMAX_MAP 2 100000000000 0.20 400000000000 0.20
+SIMULATOR_STOP_TIME 2.01
+U_TARGET 0.95
+FCT_OUTPUT_FILE fct.txt
+SOMETHING_NEW 7
+`
+
+func TestImport(t *testing.T) {
+	imp, err := FromFiles("t", File{"config.txt", []byte(config)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imp.Unknown) != 1 || imp.Unknown[0] != "SOMETHING_NEW" {
+		t.Errorf("unknown keys %v, want [SOMETHING_NEW]", imp.Unknown)
+	}
+	ignored := strings.Join(imp.Ignored, "; ")
+	for _, k := range []string{"FCT_OUTPUT_FILE", "U_TARGET: not a parameter of dcqcn"} {
+		if !strings.Contains(ignored, k) {
+			t.Errorf("ignored keys %q lack %q", ignored, k)
+		}
+	}
+	sc, err := scenarios.Parse(imp.Scenario)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, imp.Scenario)
+	}
+	if sc.Duration != 10*sim.Millisecond || sc.CC.Algorithm != "dcqcn" || sc.Switch.Buffer != 32<<20 {
+		t.Errorf("duration %d, algorithm %s, buffer %d", sc.Duration, sc.CC.Algorithm, sc.Switch.Buffer)
+	}
+	want := map[string]float64{"ai": 20, "hai": 200, "minRate": 1000, "g": 0.00390625, "alphaTimer": 1,
+		"decreaseInterval": 4, "increaseTimer": 300, "fastRecovery": 1, "clampTarget": 0, "ackHighPriority": 1, "window": 0}
+	for k, v := range want {
+		if sc.CC.Params[k] != v {
+			t.Errorf("param %s = %v, want %v", k, sc.CC.Params[k], v)
+		}
+	}
+	if len(sc.CC.Params) != len(want) {
+		t.Errorf("params %v", sc.CC.Params)
+	}
+	e := sc.Switch.ECN
+	if e == nil || !e.Enabled || e.Kmin != 400_000 || e.Kmax != 1_600_000 || e.Pmax != 0.2 || e.Scale != scenarios.ScaleLinkRate {
+		t.Errorf("ecn %+v", e)
+	}
+	c := sc.Topology.Custom
+	if len(c.Nodes) != 4 || c.Nodes[2].ID != "s2" || c.Nodes[0].ID != "h0" || c.Links[1].Delay != sim.Microsecond || c.Links[2].Rate != 400e9 {
+		t.Errorf("topology %+v", c)
+	}
+	f := sc.Workload[0].Flows
+	if len(f) != 2 || f[0].Src != "h0" || f[0].Dst != "h1" || f[0].Size != 1000 || f[0].Start != sim.Nanosecond ||
+		f[1].Start != 500*sim.Millisecond {
+		t.Errorf("flows %+v", f)
+	}
+}
+
+// Bad input names the file, the line and the field.
+func TestImportErrors(t *testing.T) {
+	cases := []struct {
+		name                string
+		config, topo, flows string
+		want                string
+	}{
+		{"truncated topology", config, "4 2 3\n2 3\n0 2 100Gbps 1us 0\n", flows, "topo.txt: truncated after line 3: 1 of 3 links"},
+		{"link to unknown node", config, strings.Replace(topo, "1 2 100Gbps", "1 9 100Gbps", 1), flows, `topo.txt:4: b: "9" is not a node (0..3)`},
+		{"rate without unit", config, strings.Replace(topo, "400Gbps", "400", 1), flows, `topo.txt:5: rate: "400": want a rate`},
+		{"bad delay", config, strings.Replace(topo, "1000ns", "1000", 1), flows, `topo.txt:3: delay: "1000": want a time`},
+		{"flow host missing", config, topo, strings.Replace(flows, "0 1 3 100 1000", "0 7 3 100 1000", 1), `flow.txt:2: dst: "7" is not a node id`},
+		{"flow from a switch", config, topo, strings.Replace(flows, "0 1 3 100 1000", "2 1 3 100 1000", 1), "flow.txt:2: src/dst: flow 0: 2 -> 1: a switch"},
+		{"truncated flows", config, topo, "3\n0 1 3 100 1000 2.0\n", "flow.txt: truncated after line 2: 1 of 3 flows"},
+		{"flow before offset", config, topo, "1\n0 1 3 100 1000 1.5\n", "flow.txt:2: start_s: flow 0 starts before"},
+		{"unknown cc mode", strings.Replace(config, "CC_MODE 1", "CC_MODE 10", 1), topo, flows, "config.txt:1: CC_MODE: 10 is not an algorithm the lab has"},
+		{"rate param without unit", strings.Replace(config, "RATE_AI 20Mb/s", "RATE_AI 20", 1), topo, flows, `config.txt:2: RATE_AI: "20": want a rate`},
+		{"ecn map missing a rate", strings.Replace(config, "KMIN_MAP 2 100000000000 400 400000000000 1600", "KMIN_MAP 1 100000000000 400", 1), topo, flows,
+			"KMIN_MAP: no value for the topology's 400Gbps links"},
+		{"stop before offset", strings.Replace(config, "SIMULATOR_STOP_TIME 2.01", "SIMULATOR_STOP_TIME 1", 1), topo, flows, "SIMULATOR_STOP_TIME: 1 is not after"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := FromFiles("t", File{"config.txt", []byte(tc.config)}, File{"topo.txt", []byte(tc.topo)}, File{"flow.txt", []byte(tc.flows)})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// Every reference configuration the project keeps imports without an
+// unknown key, and the algorithms' defaults equal the reference's run.py
+// values the configurations were written with: the importer sets exactly
+// the defaults.
+func TestReferenceConfigsAreDefaults(t *testing.T) {
+	for _, dir := range []string{"dcqcn", "hp", "timely", "dctcp"} {
+		t.Run(dir, func(t *testing.T) {
+			imp := importRef(t, dir)
+			var doc struct {
+				CC struct {
+					Algorithm string             `json:"algorithm"`
+					Params    map[string]float64 `json:"params"`
+				} `json:"cc"`
+			}
+			if err := json.Unmarshal(imp.Scenario, &doc); err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scenarios.Parse(imp.Scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, _, err := scenarios.Build(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := cfg.Algos[0]
+			defaults, errs := a.Algo.Resolve("", nil, 100e9)
+			if len(errs) > 0 {
+				t.Fatal(errs)
+			}
+			for k, v := range doc.CC.Params {
+				if defaults[k] != v {
+					t.Errorf("%s: %s = %v in the reference config, %v by default", doc.CC.Algorithm, k, v, defaults[k])
+				}
+			}
+		})
+	}
+}
+
+// importRef imports one of the reference's configurations kept with the
+// engine's fidelity tests.
+func importRef(t *testing.T, dir string) *Import {
+	t.Helper()
+	const root = "../../sim/testdata/reference/hpcc-ns3-websearch16/"
+	read := func(name string) File {
+		data, err := os.ReadFile(root + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return File{Name: name, Data: data}
+	}
+	imp, err := FromFiles("ref", read(dir+"/config.txt"), read("topo_mpcc_fattree_pods2.txt"), read("flow_websearch_l30_10ms_s1.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imp.Unknown) > 0 {
+		t.Errorf("unknown keys %v", imp.Unknown)
+	}
+	return imp
+}
