@@ -10,7 +10,9 @@
 //   - Sender: one instance per flow at the sending NIC (DCQCN, TIMELY, DCTCP,
 //     HPCC, MPCC, Dolce-RC, FDCC, none).
 //   - Receiver: one instance per receiving host; it sees every data packet and
-//     may assign a window that the ACK carries back (RCC).
+//     may assign a window that the ACK carries back (RCC). Through its
+//     ReceiverEnv it arms timers and reports series for the flows it
+//     receives; optionally it sees everything its NIC takes in (RxObserver).
 //   - CongestionPoint: one instance per switch egress port; it sees every
 //     packet enqueued there and may send feedback to the packet's source
 //     (QCN's congestion point).
@@ -150,6 +152,7 @@ type DataInfo struct {
 	Flow    int32
 	Seq     int64
 	Payload int64
+	Wire    int64 // the packet's bytes on the wire (headers and INT included)
 	Size    int64 // flow size in bytes
 	SentAt  Time
 	Now     Time
@@ -160,11 +163,40 @@ type DataInfo struct {
 	Src     int32 // sender host node index
 }
 
+// ReceiverEnv is the engine's side of one receiver instance (one per
+// receiving host and algorithm). Series are reported per flow: a receiver's
+// gauge or event for flow f is charted with f's sender series.
+type ReceiverEnv interface {
+	Now() Time
+	// SetTimer arms the instance's timer slot (0 <= slot < MaxTimers) to
+	// fire at the absolute time at (ReceiverTimer.OnTimer), replacing any
+	// pending firing of that slot.
+	SetTimer(slot int, at Time)
+	CancelTimer(slot int)
+	// Gauge records the current value of one of the algorithm's gauge
+	// series for a flow this host receives.
+	Gauge(flow int32, series int, v float64)
+	// Event records one value of a series for a flow at the current time.
+	Event(flow int32, series int, v float64)
+}
+
 // Receiver is a receiver-side algorithm instance, one per receiving host.
 // OnData returns the window to carry in the ACK for this packet (0: none).
 type Receiver interface {
-	OnData(d *DataInfo) (window int64)
+	OnData(env ReceiverEnv, d *DataInfo) (window int64)
 	SetParam(name string, v float64) error
+}
+
+// ReceiverTimer is implemented by receivers that arm timers.
+type ReceiverTimer interface {
+	OnTimer(env ReceiverEnv, slot int)
+}
+
+// RxObserver is implemented by receivers that measure everything their
+// host's NIC takes off its links (its RX rate): the engine calls OnRx for
+// every packet that arrives at the host, data or not, before OnData.
+type RxObserver interface {
+	OnRx(env ReceiverEnv, wire int64)
 }
 
 // CPEnv is what a congestion point may use.

@@ -78,3 +78,11 @@ func ackPriorityParam(def bool, help string) Param {
 
 // run.py's ECN thresholds for every scheme but DCTCP, at 100 Gbps.
 var runPyECN = &ECNDefaults{Kmin: 400_000, Kmax: 1_600_000, Pmax: 0.2}
+
+// b2f is 1 for true and 0 for false (bool parameters and 0/1 gauges).
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

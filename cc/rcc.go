@@ -18,8 +18,8 @@ import (
 //     packet (a duplicate of a finished flow is not counted again).
 //  2. Fair share (Explicit Window Assignment): W_fair = s·C·RTT/N bytes.
 //  3. A flow already under PI control stays there until it ends (L117).
-//  4. Last hop (C1): B_R, the wire bytes received from all connections over
-//     the last round T (the minimum base RTT), exceeds η·C·T ⇒ W = W_fair.
+//  4. Last hop (C1): B_R, the bytes the host's NIC received over the last
+//     round T (the minimum base RTT), reaches η·C·T ⇒ W = W_fair.
 //  5. Otherwise Eq. (1): after n consecutive samples d > base·(1+δ) the
 //     congestion is in the network (C2) and the flow switches to PI:
 //     E = d − base·(1+δ/2) (seconds), U += Kp·E + Kd·(E − E_prev),
@@ -39,12 +39,18 @@ import (
 //     multi-tier fabric, where a scenario sets ewaRTT to the paper's 12 µs).
 //     ewaScale (default 1, the text; η reproduces the paper's measured
 //     0.95·C/N goodput) scales it.
-//   - B_R: wire bytes (payload + wireOverhead per packet, since C is a wire
-//     rate: 1000 B payloads carry only 94.7% of it, below η = 0.95), over a
-//     sliding window of one round (two tumbling halves interpolated); in the
-//     first round after an idle period the bytes are extrapolated to a full
-//     round, so a burst at line rate is recognised as last-hop at once.
-//     The test is B_R ≥ η·C·T (Alg. 1 line 10's ≥).
+//   - B_R: Algorithm 1's "RX rate": every byte the receiving NIC takes off
+//     its link, on the wire (C is a wire rate: 1000 B payloads alone carry
+//     only 96.5% of it) and whatever the packet (data of every connection,
+//     and the ACKs of the flows the host itself sends, which share its
+//     downlink: counting data only, a host that also sends at line rate
+//     never reaches η = 0.95), over a sliding window of one round (two
+//     tumbling halves interpolated). In the first round after an idle
+//     period the rate is extrapolated from what arrived after the round's
+//     first packet, over the time since it, so a burst at line rate is
+//     recognised as last-hop from its second packet, and a packet arriving
+//     alone after a gap is no evidence of a full link. The test is B_R ≥
+//     η·C·T (Alg. 1 line 10's ≥).
 //   - Eq. (1)'s counter counts data packets (Alg. 1 runs per packet); it
 //     resets on a sample at or below the threshold and on a packet
 //     classified last-hop (the in-network run is broken).
@@ -78,14 +84,11 @@ import (
 // Measured limits (see sim/rcc_test.go and the contract notes): flows under
 // PI keep the ratio of their windows (Eq. (5) multiplies every flow at one
 // bottleneck by the same factor) and one that sees a slightly larger E drifts
-// to minWindow, so the PI path is not fair; and B_R counts data only, so on
-// a host that also sends, the ACKs sharing its downlink (~6% of it at line
-// rate) keep B_R under η = 0.95 and a last-hop queue can be classified
-// in-network (on the 320-host fat-tree η = 0.8 cuts RCC's average FCT by 20%).
+// to minWindow, so the PI path is not fair.
 //
-// The receiver sees no Env (the engine hands Receiver.OnData no series
-// handle), so its N and U cannot be reported as series; the sender reports
-// the window it was assigned.
+// The receiver reports, per flow, the window it assigned, the message count
+// N, whether the flow is under PI control and its U, and B_R as a fraction
+// of C·T (through its cc.ReceiverEnv).
 func rccAlgorithm() *Algorithm {
 	return &Algorithm{
 		Name:  "rcc",
@@ -116,8 +119,6 @@ func rccAlgorithm() *Algorithm {
 				Help: "Scale s of the fair share s·C·RTT/N (the text: 1; η = 0.95 matches the paper's measured per-flow goodput) [AMBIG]."},
 			boolParam("ewa", true, true, "Explicit window assignment (off: RCC-PID ablation, every flow is capped at one line-rate window and all congestion goes to PI)."),
 			boolParam("pi", true, true, "PI control of in-network congestion (off: RCC-EWA ablation, always the fair share)."),
-			{Name: "wireOverhead", Kind: KindBytes, Unit: "B", Default: 56, Min: 0, Max: 10000, Live: true,
-				Help: "Bytes each data packet adds on the wire (host header 48 B + RCC's 8 B timestamp), counted in B_R because C is a wire rate."},
 			{Name: "minWindow", Kind: KindBytes, Unit: "B", Default: 1000, Min: 1, Max: 1e9, Live: true,
 				Help: "Smallest window the receiver assigns (one MTU; not in the paper)."},
 		},
@@ -136,7 +137,11 @@ func rccAlgorithm() *Algorithm {
 		// which also carries the 4-byte window)
 		INT: IntSpec{HeaderBytes: 8},
 		Series: []SeriesSpec{
-			{Name: "rcc_window_bytes", Unit: "B", Help: "The window the receiver assigned on the latest ACK (the sender's window)."},
+			{Name: "rcc_window_bytes", Unit: "B", Help: "The window the receiver assigned to the flow with its latest data packet (what the next ACK carries)."},
+			{Name: "rcc_n", Unit: "", Help: "N, the active messages at the flow's receiver when it assigned the window."},
+			{Name: "rcc_pi", Unit: "", Help: "1 while the flow is under PI control (in-network congestion detected; sticky until it ends), else 0."},
+			{Name: "rcc_u", Unit: "", Help: "The PI controller's U for the flow (the window scales by 1 − tanh U at each update); set once it is under PI."},
+			{Name: "rcc_rx_util", Unit: "", Help: "B_R / (C·T): the receiver's NIC utilisation over the last round; the last hop counts as congested at η."},
 		},
 		NewSender: func(info FlowInfo, p Params) Sender {
 			return &rccSender{maxBDP: info.MaxBDP}
@@ -161,14 +166,12 @@ func (s *rccSender) Start(env Env) {
 	s.w = s.maxBDP // line rate, one BDP, until the first assignment
 	env.SetRate(Unlimited)
 	env.SetWindow(s.w)
-	env.Gauge(0, float64(s.w))
 }
 
 func (s *rccSender) OnAck(env Env, a *Ack) {
 	if a.Window > 0 && a.Window != s.w {
 		s.w = a.Window
 		env.SetWindow(s.w)
-		env.Gauge(0, float64(s.w))
 	}
 }
 
@@ -203,7 +206,7 @@ type RccReceiver struct {
 	c                  float64 // bits per second
 	baseDelay, ewaRTT  Time
 	ewaScale           float64
-	overhead, minWin   float64
+	minWin             float64
 
 	flows   map[int32]*rccFlow
 	free    []*rccFlow
@@ -244,8 +247,6 @@ func (r *RccReceiver) set(name string, v float64) bool {
 		r.ewa = v != 0
 	case "pi":
 		r.pi = v != 0
-	case "wireOverhead":
-		r.overhead = v
 	case "minWindow":
 		r.minWin = v
 	default:
@@ -305,32 +306,32 @@ func (r *RccReceiver) rtt() Time {
 	return 2 * r.minBase
 }
 
-// account adds a packet's wire bytes to B_R and returns B_R, the bytes of
-// the last round T (sliding), extrapolated in the first round of activity.
+// account adds bytes the NIC received to B_R and returns B_R, the bytes of
+// the last round T (sliding), extrapolated in the first round of activity
+// from what arrived after the round's first packet.
 func (r *RccReceiver) account(now Time, bytes float64, T Time) float64 {
 	if T <= 0 {
 		return 0
 	}
 	if !r.active || now-r.winStart >= 2*T {
-		// idle for a round or more: restart
+		// idle for a round or more: a round starts with this packet, which
+		// says nothing yet of the rate
 		r.active = true
-		r.cur, r.prev = 0, 0
+		r.cur, r.prev = bytes, 0
 		r.winStart = now
 		r.activeSince = now
-		if r.c > 0 {
-			r.activeSince -= Time(bytes * 8 / r.c * float64(Second)) // the packet's wire time
-		}
 		r.sinceActive = 0
-	} else if now-r.winStart >= T {
+		return bytes
+	}
+	if now-r.winStart >= T {
 		r.prev, r.cur = r.cur, 0
 		r.winStart += T
 	}
 	r.cur += bytes
-	el := now - r.activeSince
-	if el < T {
+	if el := now - r.activeSince; el < T {
 		r.sinceActive += bytes
 		if el <= 0 {
-			el = 1
+			return r.cur
 		}
 		return r.sinceActive * float64(T) / float64(el)
 	}
@@ -338,13 +339,30 @@ func (r *RccReceiver) account(now Time, bytes float64, T Time) float64 {
 	return r.cur + r.prev*math.Max(0, 1-f)
 }
 
+// OnRx counts a packet the host received that is not one of this
+// algorithm's data packets (an ACK of a flow the host sends, say) in B_R.
+func (r *RccReceiver) OnRx(env ReceiverEnv, wire int64) {
+	if T := r.rtt(); T > 0 {
+		r.account(env.Now(), float64(wire), T)
+	}
+}
+
+// series ids
+const (
+	rccSeriesWindow = iota
+	rccSeriesN
+	rccSeriesPI
+	rccSeriesU
+	rccSeriesRxUtil
+)
+
 // OnData runs Algorithm 1 on one data packet and returns the window for its
 // ACK (0: this packet belongs to no counted message and carries none).
-func (r *RccReceiver) OnData(d *DataInfo) int64 {
+func (r *RccReceiver) OnData(env ReceiverEnv, d *DataInfo) int64 {
 	sample := d.Now - d.SentAt
 	b := r.base(d.Src, sample)
 	minRTT := r.rtt()
-	br := r.account(d.Now, float64(d.Payload)+r.overhead, minRTT)
+	br := r.account(d.Now, float64(d.Wire), minRTT)
 
 	f := r.flows[d.Flow]
 	if f == nil {
@@ -360,12 +378,21 @@ func (r *RccReceiver) OnData(d *DataInfo) int64 {
 		}
 		r.flows[d.Flow] = f
 	}
-	w := r.decide(f, d.Now, sample, b, minRTT, br, minRTT)
+	w := math.Round(r.decide(f, d.Now, sample, b, minRTT, br, minRTT))
+	env.Gauge(d.Flow, rccSeriesWindow, w)
+	env.Gauge(d.Flow, rccSeriesN, float64(len(r.flows)))
+	env.Gauge(d.Flow, rccSeriesPI, b2f(f.inPI))
+	if f.inPI {
+		env.Gauge(d.Flow, rccSeriesU, f.u)
+	}
+	if full := r.c / 8 * float64(minRTT) / float64(Second); full > 0 {
+		env.Gauge(d.Flow, rccSeriesRxUtil, br/full)
+	}
 	if d.Last && d.InOrder {
 		delete(r.flows, d.Flow)
 		r.free = append(r.free, f)
 	}
-	return int64(math.Round(w))
+	return int64(w)
 }
 
 // FairShare is the explicit window assignment for a round rtt and the

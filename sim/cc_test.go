@@ -69,9 +69,33 @@ func (p *probe) SetParam(env cc.Env, name string, v float64) error {
 	return nil
 }
 
-type probeRx struct{ window int64 }
+// probeRx is a receiver that assigns a fixed window, counts what its NIC
+// takes in, and (with timerAfter) arms a timer after a flow's first packet
+// that reports an event for it.
+type probeRx struct {
+	window     int64
+	timerAfter sim.Time
+	dataWire   int64 // bytes of its data packets (OnData)
+	otherWire  int64 // bytes of everything else (OnRx)
+	timerFlow  int32
+	timerAt    sim.Time
+	fired      []sim.Time
+}
 
-func (r *probeRx) OnData(d *cc.DataInfo) int64           { return r.window }
+func (r *probeRx) OnData(env cc.ReceiverEnv, d *cc.DataInfo) int64 {
+	r.dataWire += d.Wire
+	env.Gauge(d.Flow, 2, float64(d.Seq+d.Payload)) // probe_rx_bytes: bytes received in order so far
+	if r.timerAfter > 0 && d.First {
+		r.timerFlow, r.timerAt = d.Flow, d.Now+r.timerAfter
+		env.SetTimer(1, r.timerAt)
+	}
+	return r.window
+}
+func (r *probeRx) OnRx(env cc.ReceiverEnv, wire int64) { r.otherWire += wire }
+func (r *probeRx) OnTimer(env cc.ReceiverEnv, slot int) {
+	r.fired = append(r.fired, env.Now())
+	env.Event(r.timerFlow, 3, float64(slot)) // probe_rx_timer
+}
 func (r *probeRx) SetParam(name string, v float64) error { return nil }
 
 type probeCP struct{ every, n int }
@@ -88,6 +112,8 @@ type probeOpts struct {
 	ackHigh      bool
 	intSpec      cc.IntSpec
 	rxWindow     int64
+	rxTimer      sim.Time
+	rxs          *[]*probeRx // receivers made, when not nil
 	cpEvery      int
 	toggle       bool
 	stats        bool // summarise probe_acks in the results
@@ -101,7 +127,7 @@ func probeAlgo(o probeOpts, got *[]*probe) sim.AlgoSpec {
 		INT:             o.intSpec,
 		Param: []cc.Param{{Name: "rateGbps", Kind: cc.KindNumber, Min: 0, Max: 1000, Default: 0, Live: true},
 			{Name: "countTimeout", Kind: cc.KindTime, Unit: "us", Min: 0, Max: 1e6, Default: 0, Live: true}},
-		Series: []cc.SeriesSpec{{Name: "probe_gauge"}, {Name: "probe_acks", Stats: o.stats}},
+		Series: []cc.SeriesSpec{{Name: "probe_gauge"}, {Name: "probe_acks", Stats: o.stats}, {Name: "probe_rx_bytes"}, {Name: "probe_rx_timer"}},
 		NewSender: func(info cc.FlowInfo, p cc.Params) cc.Sender {
 			pr := &probe{rate: o.rate, window: o.window, timerEvery: o.timerEvery, params: map[string]float64{}, toggle: o.toggle}
 			*got = append(*got, pr)
@@ -109,7 +135,13 @@ func probeAlgo(o probeOpts, got *[]*probe) sim.AlgoSpec {
 		},
 	}
 	if o.rxWindow > 0 {
-		a.NewReceiver = func(cc.Params) cc.Receiver { return &probeRx{window: o.rxWindow} }
+		a.NewReceiver = func(cc.Params) cc.Receiver {
+			r := &probeRx{window: o.rxWindow, timerAfter: o.rxTimer}
+			if o.rxs != nil {
+				*o.rxs = append(*o.rxs, r)
+			}
+			return r
+		}
 	}
 	if o.cpEvery > 0 {
 		a.NewCongestionPoint = func(cc.PortInfo, cc.Params) cc.CongestionPoint { return &probeCP{every: o.cpEvery} }
@@ -318,6 +350,47 @@ func TestWindowAndReceiverWindow(t *testing.T) {
 	gotT := float64(r.Flows[0].FCT) / 1e12
 	if math.Abs(gotT-want)/want > 0.05 {
 		t.Errorf("window-limited FCT %.1f µs, want ~%.1f µs (100 RTTs)", gotT*1e6, want*1e6)
+	}
+}
+
+// A receiver-side algorithm gets an environment like a sender's: its gauge
+// and event series are charted per flow, its timers fire at the time it
+// set, and its NIC's RX reaches it: every packet the host takes in, data
+// through OnData and the rest (here the ACKs of the flow the host sends)
+// through OnRx, each exactly once.
+func TestReceiverEnv(t *testing.T) {
+	var got []*probe
+	var rxs []*probeRx
+	tp := star(2, 100e9, sim.Microsecond)
+	cfg := baseConfig(t, tp, probeAlgo(probeOpts{rate: cc.Unlimited, window: cc.Unlimited, rxWindow: 1 << 40,
+		rxTimer: 5 * sim.Microsecond, rxs: &rxs}, &got))
+	cfg.Flows = []sim.FlowSpec{tp.flow("h0", "h1", 100_000, 0), tp.flow("h1", "h0", 50_000, 2*sim.Microsecond)}
+	c := &collector{}
+	s, _ := run(t, cfg, c)
+	if len(rxs) != 2 {
+		t.Fatalf("%d receivers, want one per receiving host", len(rxs))
+	}
+	at1, at0 := rxs[0], rxs[1] // h1 receives first
+	data := func(size int64) int64 { return size + size/1000*cfg.Host.Header }
+	// h1 takes in flow 0's data and the ACKs of flow 1 (one per packet)
+	if at1.dataWire != data(100_000) || at1.otherWire != 50*cfg.Host.Ack {
+		t.Errorf("h1's receiver: data %d B (want %d), other %d B (want %d)", at1.dataWire, data(100_000), at1.otherWire, 50*cfg.Host.Ack)
+	}
+	if at0.dataWire != data(50_000) || at0.otherWire != 100*cfg.Host.Ack {
+		t.Errorf("h0's receiver: data %d B (want %d), other %d B (want %d)", at0.dataWire, data(50_000), at0.otherWire, 100*cfg.Host.Ack)
+	}
+	for _, rx := range rxs {
+		if len(rx.fired) != 1 || rx.fired[0] != rx.timerAt {
+			t.Errorf("timer fired at %v, want once at %d", rx.fired, rx.timerAt)
+		}
+	}
+	gts, gv := series(s, c, "probe_rx_bytes", "0")
+	if len(gv) == 0 || gv[len(gv)-1] <= 0 || gv[len(gv)-1] > 100_000 {
+		t.Errorf("flow 0's receiver gauge: %v at %v", gv, gts)
+	}
+	ets, _ := series(s, c, "probe_rx_timer", "1")
+	if len(ets) != 1 || sim.Time(ets[0]*1e12+0.5) != rxs[1].timerAt {
+		t.Errorf("flow 1's receiver event at %v s, want once at %d ps", ets, rxs[1].timerAt)
 	}
 }
 

@@ -30,6 +30,7 @@ const (
 	evSample                  // telemetry tick
 	evScript                  // obj: index into Config.Events
 	evHalf                    // half-duration snapshot for Jain's index
+	evRxTimer                 // obj: receiver (index into Sim.rx); arg: slot<<24 | generation
 )
 
 const (
@@ -52,8 +53,9 @@ type Sim struct {
 	rt    routing
 
 	algos     []algoRun
-	flowCount bool  // some algorithm needs the switches' active-flow counter
-	ackClass  uint8 // the class of ACKs and NACKs at switches (SwitchConfig.AckHigh)
+	rx        []rxState // receiver-side algorithm instances, in order of creation
+	flowCount bool      // some algorithm needs the switches' active-flow counter
+	ackClass  uint8     // the class of ACKs and NACKs at switches (SwitchConfig.AckHigh)
 	fc        flowCounter
 	intOn     bool
 
@@ -108,9 +110,21 @@ type algoRun struct {
 	resched   bool  // a rate change moves the next send (cc.Algorithm.RateChangeReschedules)
 	intFixed  int32
 	intPerHop int32
-	series    []Metric // metric id of each of the algorithm's series
-	statOf    []int32  // index in Sim.sstats of each series, -1 if not summarised
-	receivers map[int32]cc.Receiver
+	series    []Metric        // metric id of each of the algorithm's series
+	statOf    []int32         // index in Sim.sstats of each series, -1 if not summarised
+	rxOf      map[int32]int32 // receiving host -> index into Sim.rx (algorithms with a receiver)
+}
+
+// rxState is one receiver-side algorithm instance: one per receiving host
+// and algorithm.
+type rxState struct {
+	r      cc.Receiver
+	timer  cc.ReceiverTimer // nil unless it arms timers
+	obs    cc.RxObserver    // nil unless it watches the NIC's RX
+	env    *rxEnv
+	algo   int32
+	host   int32
+	timers [cc.MaxTimers]timerSlot
 }
 
 type nodeState struct {
@@ -118,6 +132,7 @@ type nodeState struct {
 	kind   NodeKind
 	ports  []int32 // egress ports of this node
 	hostIx int32   // index among hosts, -1 for switches
+	rx     []int32 // receivers at this host (indexes into Sim.rx)
 	// switch buffer (MMU) state
 	mmu mmu
 }
@@ -475,7 +490,7 @@ func (s *Sim) buildAlgos() error {
 			s.flowCount = true
 		}
 		if a.Algo.NewReceiver != nil {
-			r.receivers = map[int32]cc.Receiver{}
+			r.rxOf = map[int32]int32{}
 		}
 	}
 	s.intOn = s.cfg.Switch.INT
@@ -718,6 +733,8 @@ func (s *Sim) dispatch(ev *event) {
 		s.runScript(int(ev.obj))
 	case evHalf:
 		s.halfSnapshot()
+	case evRxTimer:
+		s.onRxTimer(ev.obj, ev.arg)
 	}
 }
 

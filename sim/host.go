@@ -79,16 +79,19 @@ func (e *flowEnv) Gauge(series int, v float64) {
 	f.gauges[series] = gauge{v: v, set: true}
 }
 
-func (e *flowEnv) Event(series int, v float64) {
-	s := e.s
-	a := &s.algos[s.flows[e.f].algo]
+func (e *flowEnv) Event(series int, v float64) { e.s.seriesEvent(&e.s.flows[e.f], series, v) }
+
+// seriesEvent records one value of the flow's algorithm series at the
+// current time (summarised when the series asks for it).
+func (s *Sim) seriesEvent(f *flowState, series int, v float64) {
+	a := &s.algos[f.algo]
 	if series < 0 || series >= len(a.series) {
 		return
 	}
 	if k := a.statOf[series]; k >= 0 {
 		s.sstats[k].add(v)
 	}
-	s.tel.event(s, a.series[series], e.f, v)
+	s.tel.event(s, a.series[series], f.id, v)
 }
 
 func (e *flowEnv) WallNanos() int64 { return e.s.wall() }
@@ -441,6 +444,20 @@ func (s *Sim) consume(id int32, pk *packet) {
 // hostReceive handles a packet arriving at a host over the link of port pid
 // (pid is the peer's egress port; pid^1 is this host's port on that link).
 func (s *Sim) hostReceive(id int32, pk *packet, pid int32) {
+	host := s.ports[pid].peer
+	dataOf := int32(-1) // the algorithm whose receiver gets this packet through OnData
+	if pk.kind == pktData {
+		if ai := s.flows[pk.flow].algo; s.algos[ai].rxOf != nil {
+			s.receiver(ai, host)
+			dataOf = ai
+		}
+	}
+	// receivers that measure the NIC's RX see every other packet it takes in
+	for _, i := range s.nodes[host].rx {
+		if rx := &s.rx[i]; rx.obs != nil && rx.algo != dataOf {
+			rx.obs.OnRx(rx.env, int64(pk.size))
+		}
+	}
 	switch pk.kind {
 	case pktData:
 		s.receiveData(id, pk)
@@ -481,15 +498,11 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 		f.rxMarked++
 	}
 	inOrder := pk.seq == f.rcvNxt
-	if a.receivers != nil {
-		r := a.receivers[f.dst]
-		if r == nil {
-			r = a.spec.Algo.NewReceiver(a.params)
-			a.receivers[f.dst] = r
-		}
-		s.data = cc.DataInfo{Flow: f.id, Seq: pk.seq, Payload: int64(pk.payload), Size: f.size, SentAt: pk.sentAt,
-			Now: s.now, ECN: pk.ecn, First: pk.first, Last: pk.last, InOrder: inOrder, Src: f.src}
-		pk.window = r.OnData(&s.data)
+	if a.rxOf != nil {
+		rx := &s.rx[a.rxOf[f.dst]] // made by hostReceive
+		s.data = cc.DataInfo{Flow: f.id, Seq: pk.seq, Payload: int64(pk.payload), Wire: int64(pk.size), Size: f.size,
+			SentAt: pk.sentAt, Now: s.now, ECN: pk.ecn, First: pk.first, Last: pk.last, InOrder: inOrder, Src: f.src}
+		pk.window = rx.r.OnData(rx.env, &s.data)
 	}
 	kind := pktKind(255)
 	switch {

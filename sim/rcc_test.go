@@ -199,12 +199,21 @@ func TestRCCMultiBottleneckPI(t *testing.T) {
 
 // The paper's large-scale comparison (Fig. 9, web search): average FCT of
 // RCC, HPCC, DCQCN and TIMELY on HPCC's 320-host fat-tree. Minutes of work,
-// so it runs only with RCC_FATTREE=1 (and not under -short; ~50 s for the
-// eight runs). The paper's ordering (RCC best: 9% / 30% / 45% lower than
-// HPCC / DCQCN / TIMELY) is reported, not asserted: the load and duration
-// here are ours. The ablations and two lower η are reported beside it
-// (measured: RCC 272 µs, HPCC 225, DCQCN 241, TIMELY 247; RCC-EWA 206;
-// η 0.9: 224, η 0.8: 216).
+// so it runs only with RCC_FATTREE=1 (and not under -short; ~2 min for the
+// eight runs on 2 cores). RCC runs as the library scenario has it, with the
+// paper's 12 µs base RTT as its round (ewaRTT); the baselines replace the
+// scenario's cc object (as --algo does). Asserted: RCC's mean FCT is below
+// DCQCN's and TIMELY's and within 5% of HPCC's, and RCC without PI beats
+// HPCC (paper, full RCC: 9% / 30% / 45% lower than HPCC / DCQCN / TIMELY;
+// measured: RCC 218.7 µs, HPCC 220.9, DCQCN 239.3, TIMELY 254.6, so −1% /
+// −9% / −14%; RCC-EWA 201.5). The gap to the paper is the PI path: most
+// flows that enter it were caught in a burst at their own last hop (the
+// delay threshold, δ × the one-way base ≈ 1.2 µs of queueing, is crossed
+// within a microsecond while B_R needs most of a round at line rate to
+// reach η), and stay in it (sticky) with small windows. With the paper's
+// 12 µs taken as the base of the one-way delay (baseDelay) the threshold is
+// 8.4 µs of queueing, PI almost never engages at 30% load, and RCC comes
+// out as RCC-EWA.
 func TestRCCFatTree320(t *testing.T) {
 	if testing.Short() || os.Getenv("RCC_FATTREE") == "" {
 		t.Skip("set RCC_FATTREE=1 to run the 320-host comparison")
@@ -214,14 +223,14 @@ func TestRCCFatTree320(t *testing.T) {
 		label, algo string
 		sets        []string
 	}{
-		{"rcc", "rcc", nil}, {"hpcc", "hpcc", nil}, {"dcqcn", "dcqcn", nil}, {"timely", "timely", nil},
-		// the ablations, and η lowered under the ~6% of a sending host's
-		// downlink its ACKs take (B_R sees data only)
+		{"rcc", "", nil}, {"hpcc", "hpcc", nil}, {"dcqcn", "dcqcn", nil}, {"timely", "timely", nil},
 		{"rcc_no_pi", "", []string{"cc.preset=rcc_no_pi"}}, {"rcc_no_ewa", "", []string{"cc.preset=rcc_no_ewa"}},
-		{"rcc eta=0.9", "", []string{"cc.params.eta=0.9"}}, {"rcc eta=0.8", "", []string{"cc.params.eta=0.8"}},
+		// the paper's 12 µs base RTT as the base of the one-way delay (a
+		// detection threshold of 14.4 µs), and the learned base with a round
+		// of its own instead of the paper's 12 µs (what --algo rcc runs)
+		{"rcc baseDelay=12us", "", []string{"cc.params.baseDelay=12"}}, {"rcc ewaRTT=learned", "", []string{"cc.params.ewaRTT=0"}},
 	}
 	for _, rn := range runs {
-		algo := rn.label
 		cfg := libraryConfig(t, "rcc-fattree320-websearch", rn.algo, append([]string{"telemetry.interval=0s"}, rn.sets...)...)
 		_, r := run(t, cfg)
 		var fct []float64
@@ -230,14 +239,24 @@ func TestRCCFatTree320(t *testing.T) {
 				fct = append(fct, float64(f.Finish-f.Start)/1e6)
 			}
 		}
+		if len(fct) != len(r.Flows) {
+			t.Errorf("%s: %d of %d flows finished", rn.label, len(fct), len(r.Flows))
+		}
 		sort.Float64s(fct)
-		avg[algo] = mean(fct)
-		t.Logf("%-12s %d/%d flows: FCT avg %.1f µs, p50 %.1f, p99 %.1f", algo, len(fct), len(r.Flows),
-			avg[algo], fct[len(fct)/2], fct[len(fct)*99/100])
+		avg[rn.label] = mean(fct)
+		t.Logf("%-20s %d/%d flows: FCT avg %.1f µs, p50 %.1f, p99 %.1f", rn.label, len(fct), len(r.Flows),
+			avg[rn.label], fct[len(fct)/2], fct[len(fct)*99/100])
 	}
-	for _, v := range []string{"rcc", "rcc_no_pi", "rcc eta=0.8"} {
+	for _, v := range []string{"rcc", "rcc_no_pi", "rcc baseDelay=12us"} {
 		for _, other := range []string{"hpcc", "dcqcn", "timely"} {
 			t.Logf("%s vs %s: %+.1f%% average FCT (paper, RCC: −9%%, −30%%, −45%%)", v, other, 100*(avg[v]/avg[other]-1))
 		}
+	}
+	if avg["rcc"] >= avg["dcqcn"] || avg["rcc"] >= avg["timely"] || avg["rcc"] > 1.05*avg["hpcc"] {
+		t.Errorf("RCC %.1f µs: want below DCQCN (%.1f) and TIMELY (%.1f) and within 5%% of HPCC (%.1f)",
+			avg["rcc"], avg["dcqcn"], avg["timely"], avg["hpcc"])
+	}
+	if avg["rcc_no_pi"] >= avg["hpcc"] {
+		t.Errorf("RCC without PI %.1f µs, HPCC %.1f: want it below", avg["rcc_no_pi"], avg["hpcc"])
 	}
 }

@@ -102,10 +102,10 @@ func (s *Sim) ApplyParams(algo int, params map[string]float64) error {
 				}
 				s.afterCC(f)
 			}
-			for _, h := range s.hosts {
-				if r := a.receivers[h]; r != nil {
-					if err := r.SetParam(name, v); err != nil {
-						return fmt.Errorf("receiver at %s: %w", s.nodes[h].name, err)
+			for k := range s.rx {
+				if rx := &s.rx[k]; int(rx.algo) == i {
+					if err := rx.r.SetParam(name, v); err != nil {
+						return fmt.Errorf("receiver at %s: %w", s.nodes[rx.host].name, err)
 					}
 				}
 			}

@@ -1,0 +1,100 @@
+package sim
+
+import "cclab/cc"
+
+// Receiver-side algorithm instances (cc.Receiver): one per receiving host
+// and algorithm, made when the host's first data packet of that algorithm
+// arrives.
+
+// receiver returns the index of algorithm ai's receiver at host, making it
+// on first use.
+func (s *Sim) receiver(ai int32, host int32) int32 {
+	a := &s.algos[ai]
+	if i, ok := a.rxOf[host]; ok {
+		return i
+	}
+	i := int32(len(s.rx))
+	r := a.spec.Algo.NewReceiver(a.params)
+	rx := rxState{r: r, env: &rxEnv{s: s, i: i}, algo: ai, host: host}
+	rx.timer, _ = r.(cc.ReceiverTimer)
+	rx.obs, _ = r.(cc.RxObserver)
+	s.rx = append(s.rx, rx)
+	a.rxOf[host] = i
+	s.nodes[host].rx = append(s.nodes[host].rx, i)
+	return i
+}
+
+// rxEnv is a receiver's handle on the engine.
+type rxEnv struct {
+	s *Sim
+	i int32
+}
+
+func (e *rxEnv) Now() Time { return e.s.now }
+
+func (e *rxEnv) SetTimer(slot int, at Time) {
+	s := e.s
+	if slot < 0 || slot >= cc.MaxTimers {
+		s.violate("receiver %d: timer slot %d out of range", e.i, slot)
+		return
+	}
+	if s.rx[e.i].timer == nil {
+		s.violate("receiver %d arms a timer but has no OnTimer", e.i)
+		return
+	}
+	if at < s.now {
+		at = s.now
+	}
+	t := &s.rx[e.i].timers[slot]
+	t.gen = (t.gen + 1) & 0xffffff
+	t.at = at
+	t.armed = true
+	s.q.push(at, evRxTimer, e.i, uint32(slot)<<24|t.gen)
+}
+
+func (e *rxEnv) CancelTimer(slot int) {
+	if slot < 0 || slot >= cc.MaxTimers {
+		return
+	}
+	t := &e.s.rx[e.i].timers[slot]
+	t.armed = false
+	t.gen = (t.gen + 1) & 0xffffff
+}
+
+// flow returns the flow if it is one this receiver may report on: a flow
+// of its algorithm to its host that has started.
+func (e *rxEnv) flow(id int32) *flowState {
+	s := e.s
+	if id < 0 || int(id) >= len(s.flows) {
+		return nil
+	}
+	f := &s.flows[id]
+	rx := &s.rx[e.i]
+	if f.algo != rx.algo || f.dst != rx.host || f.gauges == nil {
+		return nil
+	}
+	return f
+}
+
+func (e *rxEnv) Gauge(flow int32, series int, v float64) {
+	if f := e.flow(flow); f != nil && series >= 0 && series < len(f.gauges) {
+		f.gauges[series] = gauge{v: v, set: true}
+	}
+}
+
+func (e *rxEnv) Event(flow int32, series int, v float64) {
+	if f := e.flow(flow); f != nil {
+		e.s.seriesEvent(f, series, v)
+	}
+}
+
+func (s *Sim) onRxTimer(i int32, arg uint32) {
+	rx := &s.rx[i]
+	slot := int(arg >> 24)
+	t := &rx.timers[slot]
+	if !t.armed || t.gen != arg&0xffffff || t.at != s.now {
+		return
+	}
+	t.armed = false
+	rx.timer.OnTimer(rx.env, slot)
+}
