@@ -31,7 +31,7 @@ func TestLibrary(t *testing.T) {
 		"dolce-fattree16-datamining30", "dolce-fattree16-datamining50",
 		"dolce-fattree8-cachefollower30", "dolce-fattree8-cachefollower50", "dolce-fattree8-datamining30", "dolce-fattree8-datamining50",
 		"dumbbell-4to1-none", "fairness-2flows-hpcc", "fattree16-websearch30", "incast-16to1-dcqcn", "incast-8to1",
-		"leafspine-alltoall-none", "mpcc-exp1", "mpcc-exp1-1ms", "mpcc-exp2",
+		"leafspine-alltoall-none", "mpcc-exp1", "mpcc-exp1-1ms", "mpcc-exp1-literal", "mpcc-exp2",
 		"mpcc-exp3-fbhadoop30", "mpcc-exp3-fbhadoop30-incast", "mpcc-exp3-fbhadoop60", "mpcc-exp3-fbhadoop60-incast",
 		"mpcc-exp3-websearch30", "mpcc-exp3-websearch30-incast", "mpcc-exp3-websearch60", "mpcc-exp3-websearch60-incast",
 		"qcn-aimd-350us", "qcn-averaging-350us",

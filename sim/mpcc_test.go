@@ -58,37 +58,44 @@ func meanFrom(ts, v []float64, from float64) float64 {
 	return sum / float64(n)
 }
 
-// exp1 runs Exp. 1 with edits and returns the convergence time (s), the
-// bottleneck's mean queue over the last quarter, and the result.
-func exp1(t *testing.T, sets ...string) (conv, mean, peak float64, s *sim.Sim, c *collector, r *sim.Result) {
+// exp1 runs an Exp. 1 library scenario with edits and returns the
+// convergence time (s), the bottleneck's mean queue over the last quarter,
+// and the result.
+func exp1(t *testing.T, name string, sets ...string) (conv, mean, peak float64, s *sim.Sim, c *collector, r *sim.Result) {
 	c = &collector{}
-	s, r, _ = libraryRun(t, "mpcc-exp1", "", sets, c)
+	s, r, cfg := libraryRun(t, name, "", sets, c)
 	ts, q := queueSeries(s, c, "s0->s1")
 	for _, v := range q {
 		peak = math.Max(peak, v)
 	}
-	return convergence(ts, q, 1080), meanFrom(ts, q, 3.75e-3), peak, s, c, r
+	pkt := float64(cfg.Host.MTU + cfg.Host.Header + 32) // MPCC's 32 B of INT
+	return convergence(ts, q, pkt), meanFrom(ts, q, 3.75e-3), peak, s, c, r
 }
 
-// Exp. 1 (thesis §5.2; 4-to-1 at 1 Gbps, 1 µs links, max BDP 3750 B):
+// Exp. 1 (thesis §5.2; 4-to-1 at 1 Gbps, 1 µs links, max BDP 3750 B by
+// HPCC's formula, the library's mpcc-exp1):
 //   - the bottleneck queue's mean over the last quarter of 5 ms is below
-//     2 KB (one to two 1080 B packets), and the four flows share the link
-//     (Jain ≥ 0.99 over the second half); `none` on the same scenario (a
-//     fixed window of one max BDP) fails the queue bound: it parks
-//     (N−1)·W ≈ 11 KB;
+//     2 KB (one to two packets), and the four flows share the link (Jain ≥
+//     0.99 over the second half); `none` on the same scenario (a fixed
+//     window of one max BDP) fails the queue bound: it parks (N−1)·W ≈ 11 KB;
 //   - the convergence time (the first time the queue is below one packet
-//     after its peak) does not decrease as W_R:W_Q grows 1 → 10 → 100 (the
-//     thesis: 140,334 / 149,133 / 175,530 ns). Here the fair window (937.5 B)
-//     is below one packet and every flow is held back by its own packets in
-//     the queue until it drains, so all three take the same time; the
-//     literal reading of the thesis' "maxBDP = 30000 bytes" (fair window
-//     7500 B) gives the controller room, and there a larger W_R converges
-//     strictly later (or not at all: it settles on a standing queue);
+//     after its peak) is the thesis' 1:1 value, 140.3 µs, within one packet
+//     time at 1 Gbps (8.5 µs): the line-rate start puts 4 packets of every
+//     flow in flight and MPCC sends nothing more until they have drained
+//     but one: flow 0's first ACK reports an empty queue and N = 1 (its
+//     packet left s0 in the picosecond the others arrived), so it keeps its
+//     window and sends a fifth packet (147 µs: 17 packet times);
+//   - it is the same at 1:1, 1:10 and 1:100, where the thesis has 140.3,
+//     149.1 and 175.5 µs (one and about four packet times at 1 Gbps more).
+//     The windows the controller picks do depend on the weights, but all
+//     are below the one packet each flow still has in flight while the
+//     burst drains (the fair window is 937.5 B), so none lets a packet out
+//     earlier: the NIC's window works in whole packets;
 //   - every solve's time is summarised in the results.
 func TestMPCCExp1(t *testing.T) {
 	var conv []float64
 	for _, wr := range []string{"1", "10", "100"} {
-		ct, mean, peak, s, c, r := exp1(t, "cc.params.wr="+wr)
+		ct, mean, peak, s, c, r := exp1(t, "mpcc-exp1", "cc.params.wr="+wr)
 		conv = append(conv, ct)
 		var st sim.SeriesStats
 		for _, x := range r.SeriesStats {
@@ -115,18 +122,11 @@ func TestMPCCExp1(t *testing.T) {
 			t.Errorf("1:%s: no qp_solve_ns summary", wr)
 		}
 	}
-	if !(conv[0] <= conv[1] && conv[1] <= conv[2]) {
-		t.Errorf("convergence %.1f / %.1f / %.1f µs at 1:1 / 1:10 / 1:100 decreases as W_R grows", conv[0]*1e6, conv[1]*1e6, conv[2]*1e6)
+	if pktTime := 1068 * 8 / 1e9; math.Abs(conv[0]-140.334e-6) > pktTime {
+		t.Errorf("1:1 converged at %.1f µs, the thesis' 140.3 µs ± one packet time (%.1f µs)", conv[0]*1e6, pktTime*1e6)
 	}
-	var lit, litMean []float64
-	for _, wr := range []string{"1", "10", "100"} {
-		ct, mean, _, _, _, _ := exp1(t, "cc.params.wr="+wr, "cc.params.maxBDP=30000")
-		lit, litMean = append(lit, ct), append(litMean, mean)
-	}
-	t.Logf("maxBDP 30000 B: converged at %.1f / %.1f / %.1f µs, last-quarter mean queue %.0f / %.0f / %.0f B at 1:1 / 1:10 / 1:100",
-		lit[0]*1e6, lit[1]*1e6, lit[2]*1e6, litMean[0], litMean[1], litMean[2])
-	if !(lit[0] < lit[1] && lit[1] <= lit[2]) || !(litMean[0] <= litMean[1] && litMean[1] <= litMean[2]) {
-		t.Errorf("maxBDP 30000 B: a larger W_R must converge strictly later and queue no less")
+	if conv[0] != conv[1] || conv[1] != conv[2] {
+		t.Errorf("convergence %.1f / %.1f / %.1f µs at 1:1 / 1:10 / 1:100: the weights changed what the NIC sent", conv[0]*1e6, conv[1]*1e6, conv[2]*1e6)
 	}
 	_, mean, _, _, _, _ := func() (float64, float64, float64, *sim.Sim, *collector, *sim.Result) {
 		c := &collector{}
@@ -138,6 +138,26 @@ func TestMPCCExp1(t *testing.T) {
 		t.Errorf("none: mean queue %.0f B, want it to fail the 2 KB bound", mean)
 	} else {
 		t.Logf("none: last-quarter mean queue %.0f B", mean)
+	}
+}
+
+// Exp. 1 read literally (mpcc-exp1-literal: the thesis' "maxBDP = 30000
+// bytes" as the model's P_BD, the window cap and the start): the fair
+// window is 7500 B, several packets, and the thesis' ordering appears (claim
+// C10: a larger W_R converges later, 140 < 149 < 176 µs), but not its times:
+// about 0.4 ms at 1:1 and 1.5 ms at 1:10, and at 1:100 the queue never
+// drains below one packet in 5 ms (the W_R term holds the windows so close
+// to the fair share that a standing queue is cheaper).
+func TestMPCCExp1Literal(t *testing.T) {
+	var lit, litMean []float64
+	for _, wr := range []string{"1", "10", "100"} {
+		ct, mean, _, _, _, _ := exp1(t, "mpcc-exp1-literal", "cc.params.wr="+wr)
+		lit, litMean = append(lit, ct), append(litMean, mean)
+	}
+	t.Logf("maxBDP 30000 B: converged at %.1f / %.1f / %.1f µs, last-quarter mean queue %.0f / %.0f / %.0f B at 1:1 / 1:10 / 1:100",
+		lit[0]*1e6, lit[1]*1e6, lit[2]*1e6, litMean[0], litMean[1], litMean[2])
+	if !(lit[0] < lit[1] && lit[1] < lit[2]) || !(litMean[0] <= litMean[1] && litMean[1] <= litMean[2]) {
+		t.Errorf("maxBDP 30000 B: a larger W_R must converge strictly later and queue no less")
 	}
 }
 
