@@ -113,6 +113,21 @@ type FlowInfo struct {
 	MTU      int64 // payload bytes per packet
 	Header   int64 // header bytes per data packet
 	Hops     int   // switches on the flow's path when it starts
+	// Conn is the connection the flow belongs to when its algorithm asks
+	// for connections (Algorithm.Connections): one per source host,
+	// destination host and algorithm instance, shared by every flow
+	// between them for the whole run. Nil otherwise.
+	Conn *Conn
+}
+
+// Conn is what the messages between one pair of hosts share: in RDMA a
+// queue pair carries many messages, and an algorithm may keep state per
+// connection that outlives each of them (Dolce-RC's bandit). Data is the
+// algorithm's; the engine only hands the same Conn to every flow of the
+// pair, in the order the flows start.
+type Conn struct {
+	Src, Dst int32 // host node indexes
+	Data     any
 }
 
 // Sender is the per-flow algorithm at the sending NIC.

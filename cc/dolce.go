@@ -34,9 +34,13 @@ import (
 // (DR-UCB's I_0) is in force.
 //
 // [AMBIG] resolutions (the registry help repeats them):
-//   - connection = flow (one QP): each flow has its own bandit. The engine
-//     builds one sender per flow and FlowInfo carries no host pair, so state
-//     cannot be shared between flows of a host pair.
+//   - connection: by default each flow (message) is its own connection
+//     and learns from scratch; with sharedQP, the messages between one pair
+//     of hosts share one queue pair (cc.Conn), as RDMA applications keep a
+//     QP per peer: the bandit, the arm in force and the reward interval's
+//     counts are the connection's and outlive each message, while every
+//     message keeps its own DCQCN rate state (it starts at line rate, as
+//     every flow in this lab does).
 //   - the cut (eqs. 1–2, with the current arm) happens at DCQCN's decrease
 //     check, at most once per decreaseInterval when a CNP came; only
 //     qualified CNPs iterate the bandit; the new arm applies to the cut that
@@ -111,6 +115,9 @@ func dolceAlgorithm() *Algorithm {
 			Help: "DR-UCB forced-exploration rate ε: each arm is tried once at the start of every ⌊K/ε⌋ iterations (paper: 0.015 → every 266). The paper calls it random; it is a fixed round robin."},
 		Param{Name: "xi", Kind: KindNumber, Default: 0.5001, Min: 0, Max: 10, Live: true,
 			Help: "DR-UCB exploration constant ξ in the bonus √(ξ·ln Σn / n_i) (paper: 0.5001, must be > 0.5 for its bound). [AMBIG] natural log."},
+		Param{Name: "sharedQP", Kind: KindBool, Default: 0, Min: 0, Max: 1, Live: false,
+			Help: "The messages between one pair of hosts share one connection (an RDMA queue pair) and its bandit: what is learnt outlives each message. " +
+				"Off: every message is its own connection and learns from scratch. [AMBIG] the paper keeps the bandit per connection without saying how messages map to QPs."},
 		Param{Name: "qualifyInterval", Kind: KindTime, Unit: "us", Default: 0, Min: 0, Max: 1e6, Live: true,
 			Help: "A CNP is qualified (one bandit iteration, reward measured over the interval) when this long has passed since the last qualified one; " +
 				"0 means one fast-recovery phase, fastRecovery × increaseTimer (300 µs with run.py's timers), following changes to either; never less than decreaseInterval. " +
@@ -123,7 +130,7 @@ func dolceAlgorithm() *Algorithm {
 		Help: "DCQCN whose cut is learnt online: on a CNP the target becomes β·rate and the rate is cut by α/2, with (α, β) one of four arms " +
 			"that a discounted UCB bandit (DR-UCB) picks per flow on every qualified CNP, rewarding 1 − the ECN-marked fraction of the packets " +
 			"sent with that arm. DCQCN's alpha estimate is removed; recovery is DCQCN's. [AMBIG] choices: connection = flow (each flow learns " +
-			"from scratch); ECN defaults are the paper's 7 KB / 500 KB with Pmax 1 (not given; the PMAX of the DCQCN code it cites).",
+			"from scratch) unless sharedQP; ECN defaults are the paper's 7 KB / 500 KB with Pmax 1 (not given; the PMAX of the DCQCN code it cites).",
 		Param: params,
 		Presets: []Preset{
 			{Name: "dolce_5cnp", Help: "[AMBIG] alternative: a CNP qualifies after five CNP intervals, read as 5 × decreaseInterval = 20 µs, instead of one fast-recovery phase (300 µs): about 15× more bandit iterations.",
@@ -140,13 +147,24 @@ func dolceAlgorithm() *Algorithm {
 			{Name: "dolce_arm", Unit: "", Help: "Dolce-RC: the arm (0..3) in force, i.e. the (α, β) the next cut uses."},
 			{Name: "dolce_reward", Unit: "", Help: "Dolce-RC (event): the reward 1 − marked/sent of the arm just closed, at each qualified CNP."},
 			{Name: "dolce_target_bps", Unit: "bps", Help: "Dolce-RC's target rate R_T, the rate recovery climbs back to."},
+			{Name: "dolce_pick", Unit: "", Help: "Dolce-RC (event): the arm the bandit picked at each iteration, on the flow whose CNP iterated it (the arm trace)."},
 		},
+		Connections: true,
 		NewSender: func(info FlowInfo, p Params) Sender {
 			d := &dolce{}
 			d.lineRate, d.maxBDP = float64(info.LineRate), info.MaxBDP
 			// the α EWMA is off: alpha never moves (g = 0), and its lazy
 			// grid ticks rarely so catching it up costs nothing
 			d.g, d.tAlpha = 0, Millisecond
+			d.l = &d.own
+			if p["sharedQP"] != 0 && info.Conn != nil {
+				l, ok := info.Conn.Data.(*dolceLearner)
+				if !ok {
+					l = &dolceLearner{}
+					info.Conn.Data = l
+				}
+				d.l = l
+			}
 			for name, v := range p {
 				d.set(name, v)
 			}
@@ -166,7 +184,20 @@ const (
 	dolceSeriesArm = iota
 	dolceSeriesReward
 	dolceSeriesTarget
+	dolceSeriesPick
 )
+
+// dolceLearner is what Dolce-RC learns on one connection: the bandit, the
+// arm in force and the counts of the current reward interval.
+type dolceLearner struct {
+	bandit       DRUCB
+	ready        bool  // initialised by the connection's first message
+	arm          int   // arm in force
+	winStart     Time  // start of the current reward interval
+	sent, marked int64 // packets sent / reported marked in it
+	lastReward   float64
+	learned      bool // at least one iteration happened
+}
 
 type dolce struct {
 	dcqcn // rates, timers, recovery; its alpha is unused
@@ -174,25 +205,22 @@ type dolce struct {
 	alpha, beta    [dolceArms]float64
 	gamma, eps, xi float64
 	qualify        Time
-	bandit         DRUCB
-	arm            int   // arm in force
-	winStart       Time  // start of the current reward interval
-	sent, marked   int64 // packets sent / reported marked in it
-	lastReward     float64
-	learned        bool // at least one iteration happened
+	l              *dolceLearner // this flow's connection's learner: own, or shared (sharedQP)
+	own            dolceLearner
 }
 
 // set applies one parameter (Dolce-RC's own first, then DCQCN's).
 func (d *dolce) set(name string, v float64) bool {
 	switch name {
 	case "gamma":
-		d.gamma, d.bandit.Gamma = v, v
+		d.gamma, d.l.bandit.Gamma = v, v
 	case "epsilon":
-		d.eps, d.bandit.Eps = v, v
+		d.eps, d.l.bandit.Eps = v, v
 	case "xi":
-		d.xi, d.bandit.Xi = v, v
+		d.xi, d.l.bandit.Xi = v, v
 	case "qualifyInterval":
 		d.qualify = usec(v)
+	case "sharedQP": // read when the flow is built
 	default:
 		if len(name) == 6 && name[:5] == "alpha" && name[5] >= '0' && name[5] < '0'+dolceArms {
 			d.alpha[name[5]-'0'] = v
@@ -213,15 +241,18 @@ func (d *dolce) set(name string, v float64) bool {
 
 func (d *dolce) Start(env Env) {
 	d.dcqcn.Start(env)
-	d.bandit.Init(dolceArms, d.gamma, d.eps, d.xi)
-	d.arm = d.bandit.Select()
-	d.winStart = env.Now()
+	if l := d.l; !l.ready {
+		l.bandit.Init(dolceArms, d.gamma, d.eps, d.xi)
+		l.arm = l.bandit.Select()
+		l.winStart = env.Now()
+		l.ready = true
+	}
 }
 
-func (d *dolce) OnSend(_ Env, _, _ int64, _ bool) { d.sent++ }
+func (d *dolce) OnSend(_ Env, _, _ int64, _ bool) { d.l.sent++ }
 
 func (d *dolce) OnAck(env Env, a *Ack) {
-	d.marked += int64(a.ECNMarked)
+	d.l.marked += int64(a.ECNMarked)
 	if a.CNP {
 		d.congestion(env)
 	}
@@ -234,14 +265,15 @@ func (d *dolce) OnCNP(env Env) { d.congestion(env) }
 // (first-CNP handling, the decrease check) runs.
 func (d *dolce) congestion(env Env) {
 	now := env.Now()
-	if now-d.winStart >= d.qualifyTime() && d.sent > 0 {
-		x := 1 - float64(d.marked)/float64(d.sent)
+	if l := d.l; now-l.winStart >= d.qualifyTime() && l.sent > 0 {
+		x := 1 - float64(l.marked)/float64(l.sent)
 		x = clamp(x, 0, 1) // marks of packets sent before the interval can exceed its sends
-		d.bandit.Update(d.arm, x)
-		d.arm = d.bandit.Select()
-		d.lastReward, d.learned = x, true
-		d.sent, d.marked, d.winStart = 0, 0, now
+		l.bandit.Update(l.arm, x)
+		l.arm = l.bandit.Select()
+		l.lastReward, l.learned = x, true
+		l.sent, l.marked, l.winStart = 0, 0, now
 		env.Event(dolceSeriesReward, x)
+		env.Event(dolceSeriesPick, float64(l.arm))
 	}
 	d.dcqcn.cnp(env)
 }
@@ -269,8 +301,9 @@ func (d *dolce) OnTimer(env Env, slot int) {
 		return
 	}
 	// the revised cut (eqs. 1, 2) with the arm in force
-	d.target = math.Min(d.beta[d.arm]*d.rate, d.lineRate)
-	d.rate = math.Max(d.minRate, d.rate*(1-d.alpha[d.arm]/2))
+	arm := d.l.arm
+	d.target = math.Min(d.beta[arm]*d.rate, d.lineRate)
+	d.rate = math.Max(d.minRate, d.rate*(1-d.alpha[arm]/2))
 	d.stage = 0
 	d.decCNP = false
 	env.SetTimer(dcqcnIncrease, now+d.tInc)
@@ -278,7 +311,7 @@ func (d *dolce) OnTimer(env Env, slot int) {
 }
 
 func (d *dolce) OnSample(env Env) {
-	env.Gauge(dolceSeriesArm, float64(d.arm))
+	env.Gauge(dolceSeriesArm, float64(d.l.arm))
 	env.Gauge(dolceSeriesTarget, d.target)
 }
 

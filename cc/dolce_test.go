@@ -34,7 +34,8 @@ func TestDolceRegistry(t *testing.T) {
 	if e := a.ECN; e == nil || e.Kmin != 7000 || e.Kmax != 500_000 || e.Pmax != 1 {
 		t.Errorf("ECN defaults %+v, want 7 KB / 500 KB / 1", a.ECN)
 	}
-	if len(a.Series) != 3 || a.Series[dolceSeriesArm].Name != "dolce_arm" || a.Series[dolceSeriesReward].Name != "dolce_reward" {
+	if len(a.Series) != 4 || a.Series[dolceSeriesArm].Name != "dolce_arm" || a.Series[dolceSeriesReward].Name != "dolce_reward" ||
+		a.Series[dolceSeriesPick].Name != "dolce_pick" || !a.Connections {
 		t.Errorf("series %+v", a.Series)
 	}
 	for _, pr := range []string{"dolce_5cnp", "dolce_dcqcn_arms"} {
@@ -71,7 +72,7 @@ func TestDolceCut(t *testing.T) {
 		env.now = 10 * Microsecond
 		d.OnCNP(env) // the first CNP: rateOnFirstCNP 1, decrease check 4 µs + 1 ns later
 		d.rate = 50e9
-		d.arm = c.arm
+		d.l.arm = c.arm
 		env.fire(t, d, dcqcnDecrease)
 		if env.now != 14*Microsecond+Nanosecond {
 			t.Fatalf("decrease check at %d", env.now)
@@ -85,7 +86,7 @@ func TestDolceCut(t *testing.T) {
 	}
 	// β·R_C above the line rate is capped
 	d, env := newDolce(t, "", nil)
-	d.arm = 3
+	d.l.arm = 3
 	d.OnCNP(env)
 	env.fire(t, d, dcqcnDecrease)
 	if d.target != 100e9 || !near(d.rate, 79e9, 1) {
@@ -144,8 +145,8 @@ func TestDolceIterations(t *testing.T) {
 			case s.reward >= 0 && (len(ev) != before+1 || !near(ev[len(ev)-1], s.reward, 1e-12)):
 				t.Errorf("%s step %d: rewards %v, want a new %v", c.name, i, ev, s.reward)
 			}
-			if d.arm != s.arm || d.bandit.T != s.iterationsTo {
-				t.Errorf("%s step %d: arm %d after %d iterations, want %d after %d", c.name, i, d.arm, d.bandit.T, s.arm, s.iterationsTo)
+			if d.l.arm != s.arm || d.l.bandit.T != s.iterationsTo {
+				t.Errorf("%s step %d: arm %d after %d iterations, want %d after %d", c.name, i, d.l.arm, d.l.bandit.T, s.arm, s.iterationsTo)
 			}
 		}
 	}
@@ -179,9 +180,9 @@ func TestDolceParams(t *testing.T) {
 		v    float64
 		got  func() float64
 	}{
-		{"gamma", 0.99, func() float64 { return d.bandit.Gamma }},
-		{"epsilon", 0.1, func() float64 { return d.bandit.Eps }},
-		{"xi", 2, func() float64 { return d.bandit.Xi }},
+		{"gamma", 0.99, func() float64 { return d.l.bandit.Gamma }},
+		{"epsilon", 0.1, func() float64 { return d.l.bandit.Eps }},
+		{"xi", 2, func() float64 { return d.l.bandit.Xi }},
 		{"alpha2", 0.9, func() float64 { return d.alpha[2] }},
 		{"beta3", 0.7, func() float64 { return d.beta[3] }},
 	} {
@@ -189,8 +190,8 @@ func TestDolceParams(t *testing.T) {
 			t.Errorf("%s: %v, err %v", c.name, c.got(), err)
 		}
 	}
-	if d.bandit.Period() != 40 {
-		t.Errorf("period %d after epsilon 0.1, want 40", d.bandit.Period())
+	if d.l.bandit.Period() != 40 {
+		t.Errorf("period %d after epsilon 0.1, want 40", d.l.bandit.Period())
 	}
 	for _, bad := range []string{"g", "alphaTimer", "clampTarget", "alpha4", "beta", "wr"} {
 		if err := d.SetParam(env, bad, 1); err == nil {
@@ -200,5 +201,50 @@ func TestDolceParams(t *testing.T) {
 	d.OnSample(env)
 	if env.gauges[dolceSeriesArm] != 0 || env.gauges[dolceSeriesTarget] != 100e9 {
 		t.Errorf("gauges %v", env.gauges)
+	}
+}
+
+// With sharedQP the messages of one host pair share a connection's learner:
+// what one message learns is in force for the next (and for a concurrent
+// one), while another host pair, or a run without sharedQP, starts afresh.
+func TestDolceSharedQP(t *testing.T) {
+	build := func(shared bool, conn *Conn) (*dolce, *scriptEnv) {
+		a, p := resolve(t, "dolce", "", 100e9, map[string]float64{"sharedQP": b2f(shared), "qualifyInterval": 10})
+		d := a.NewSender(FlowInfo{LineRate: 100e9, MaxBDP: 150_000, Conn: conn}, p).(*dolce)
+		env := newEnv()
+		d.Start(env)
+		return d, env
+	}
+	// iterate drives a message through qualified CNPs, 10 µs apart, each
+	// reward interval with 10 packets sent and `marked` marked
+	iterate := func(d *dolce, env *scriptEnv, n int, marked int) {
+		for i := 0; i < n; i++ {
+			env.now += 10 * Microsecond
+			for k := 0; k < 10; k++ {
+				d.OnSend(env, 1000, 1036, false)
+			}
+			d.OnAck(env, &Ack{ECNMarked: marked, CNP: true})
+		}
+	}
+	pair := &Conn{Src: 1, Dst: 2}
+	first, env1 := build(true, pair)
+	iterate(first, env1, 6, 0) // arms 0..3 forced, then the UCB rule
+	second, env2 := build(true, pair)
+	env2.now = env1.now
+	if second.l != first.l || second.l.bandit.T != 6 || second.l.arm != first.l.arm {
+		t.Fatalf("second message of the pair: learner shared %v, %d iterations, arm %d (first: %d)",
+			second.l == first.l, second.l.bandit.T, second.l.arm, first.l.arm)
+	}
+	iterate(second, env2, 2, 5)
+	if first.l.bandit.T != 8 {
+		t.Errorf("the first message does not see the second's iterations: T = %d", first.l.bandit.T)
+	}
+	if got := env2.events[dolceSeriesPick]; len(got) != 2 {
+		t.Errorf("arm trace of the second message: %v, want its 2 picks", got)
+	}
+	other, _ := build(true, &Conn{Src: 1, Dst: 3})
+	alone, _ := build(false, pair)
+	if other.l == first.l || other.l.bandit.T != 0 || alone.l == first.l || alone.l.bandit.T != 0 {
+		t.Errorf("another pair or sharedQP off must start afresh: T %d and %d", other.l.bandit.T, alone.l.bandit.T)
 	}
 }

@@ -101,6 +101,8 @@ type Algorithm struct {
 	// send already due keeps its time and the new rate paces the ones after.
 	RateChangeReschedules bool         `json:"rateChangeReschedules"`
 	ECN                   *ECNDefaults `json:"ecn,omitempty"`
+	// Connections asks the engine for a Conn per host pair in FlowInfo.
+	Connections bool `json:"connections,omitempty"`
 	// Series names the algorithm's own telemetry series, in id order.
 	Series []SeriesSpec `json:"series"`
 

@@ -110,9 +110,10 @@ type algoRun struct {
 	resched   bool  // a rate change moves the next send (cc.Algorithm.RateChangeReschedules)
 	intFixed  int32
 	intPerHop int32
-	series    []Metric        // metric id of each of the algorithm's series
-	statOf    []int32         // index in Sim.sstats of each series, -1 if not summarised
-	rxOf      map[int32]int32 // receiving host -> index into Sim.rx (algorithms with a receiver)
+	series    []Metric              // metric id of each of the algorithm's series
+	statOf    []int32               // index in Sim.sstats of each series, -1 if not summarised
+	rxOf      map[int32]int32       // receiving host -> index into Sim.rx (algorithms with a receiver)
+	conns     map[[2]int32]*cc.Conn // (source, destination host) -> connection, when the algorithm asks
 }
 
 // rxState is one receiver-side algorithm instance: one per receiving host
@@ -491,6 +492,9 @@ func (s *Sim) buildAlgos() error {
 		}
 		if a.Algo.NewReceiver != nil {
 			r.rxOf = map[int32]int32{}
+		}
+		if a.Algo.Connections {
+			r.conns = map[[2]int32]*cc.Conn{}
 		}
 	}
 	s.intOn = s.cfg.Switch.INT

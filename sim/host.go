@@ -163,6 +163,15 @@ func (s *Sim) startFlow(id int32) {
 		ID: id, Size: f.size, BaseRTT: f.baseRTT, MaxBDP: f.maxBDP, LineRate: f.lineRate,
 		MTU: s.cfg.Host.MTU, Header: s.cfg.Host.Header, Hops: f.hops,
 	}
+	if a.conns != nil {
+		k := [2]int32{f.src, f.dst}
+		c := a.conns[k]
+		if c == nil {
+			c = &cc.Conn{Src: f.src, Dst: f.dst}
+			a.conns[k] = c
+		}
+		info.Conn = c
+	}
 	s.bindFlow(f)
 	f.sender = a.spec.Algo.NewSender(info, a.params)
 	f.sendObs, _ = f.sender.(cc.SendObserver)
