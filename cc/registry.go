@@ -291,6 +291,7 @@ var algorithms = []*Algorithm{
 	mpccAlgorithm(),
 	rccAlgorithm(),
 	dolceAlgorithm(),
+	dolcePlusAlgorithm(),
 }
 
 // Lookup returns the registered algorithm of that name.

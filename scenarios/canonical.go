@@ -252,13 +252,16 @@ func canonWorkload(w *Workload) (m, error) {
 		if p == nil {
 			return nil, fmt.Errorf("kind %s without its settings", w.Kind)
 		}
-		if p.CDFPoints != nil {
+		switch {
+		case p.Size > 0:
+			out["size"] = formatSize(p.Size)
+		case p.CDFPoints != nil:
 			pts := make([]any, len(p.CDFPoints))
 			for i, pt := range p.CDFPoints {
 				pts[i] = []float64{pt.Bytes, pt.Percent}
 			}
 			out["cdf"] = pts
-		} else {
+		default:
 			out["cdf"] = p.CDF
 		}
 		out["load"] = p.Load
@@ -266,6 +269,13 @@ func canonWorkload(w *Workload) (m, error) {
 		out["until"] = formatTime(p.Until)
 		if p.Hosts != nil {
 			out["hosts"] = p.Hosts
+		}
+		if p.Pairs != nil {
+			pairs := make([]any, len(p.Pairs))
+			for i, pr := range p.Pairs {
+				pairs[i] = []string{pr[0], pr[1]}
+			}
+			out["pairs"] = pairs
 		}
 	case KindStaggered:
 		s := w.Staggered

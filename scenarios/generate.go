@@ -137,14 +137,39 @@ func (g *generator) incast(in *Incast, r *rand.Rand) []genFlow {
 // sampled from the CDF by linear interpolation.
 func (g *generator) poisson(p *Poisson, r *rand.Rand) []genFlow {
 	var dist *CDF
-	if p.CDFPoints != nil {
+	switch {
+	case p.Size > 0:
+		dist = &CDF{Points: []CDFPoint{{Bytes: float64(p.Size), Percent: 0}, {Bytes: float64(p.Size), Percent: 100}}}
+	case p.CDFPoints != nil:
 		dist = &CDF{Points: p.CDFPoints}
-	} else {
+	default:
 		c, err := LoadCDF(p.CDF)
 		if err != nil {
 			return nil // Parse accepted the name, so this cannot happen
 		}
 		dist = c
+	}
+	if p.Pairs != nil {
+		// one source per pair, sending to its own destination only
+		mean := dist.Mean()
+		var out []genFlow
+		for _, pr := range p.Pairs {
+			src, dst := g.host(pr[0]), g.host(pr[1])
+			gap := mean * 8 / (float64(g.net.hostRate[src]) * p.Load) * float64(sim.Second)
+			t := float64(p.From)
+			for {
+				t += math.Round(r.ExpFloat64() * gap)
+				if t >= float64(p.Until) {
+					break
+				}
+				size := p.Size
+				if size == 0 {
+					size = dist.Sample(r.Float64())
+				}
+				out = append(out, flow(src, dst, size, sim.Time(t)))
+			}
+		}
+		return out
 	}
 	var hosts []int
 	if p.Hosts != nil {

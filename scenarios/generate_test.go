@@ -531,3 +531,31 @@ func libraryEntry(t *testing.T, id string) LibraryEntry {
 	t.Fatalf("no library entry %s", id)
 	return LibraryEntry{}
 }
+
+// Poisson pairs: each pair is a source sending only to its own
+// destination, at load of its link rate; size fixes every flow's size.
+func TestPoissonPairsAndSize(t *testing.T) {
+	cfg, meta := build(t, []byte(`{"topology": {"kind": "dumbbell", "senders": 3, "receivers": 3,
+		"hostLink": {"rate": "10Gbps"}, "bottleneck": {"rate": "100Gbps"}},
+		"cc": {"algorithm": "none"},
+		"workload": [{"kind": "poisson", "size": "100KB", "load": 0.5, "until": "100ms",
+			"pairs": [["h0", "r0"], ["h2", "r2"]]}]}`))
+	count := map[string]int{}
+	for _, f := range cfg.Flows {
+		pair := meta.Hosts[f.Src] + ">" + meta.Hosts[f.Dst]
+		count[pair]++
+		if f.Size != 100_000 {
+			t.Fatalf("flow of %d B, want every flow 100 KB", f.Size)
+		}
+	}
+	// expected per pair: 0.1 s × 10 Gb/s × 0.5 / (8 × 100 KB) = 625; a
+	// Poisson count, so ±4 standard deviations (4·√625 = 100)
+	for _, p := range []string{"h0>r0", "h2>r2"} {
+		if n := count[p]; n < 525 || n > 725 {
+			t.Errorf("%s: %d flows, want 625 ± 100", p, n)
+		}
+	}
+	if len(count) != 2 {
+		t.Errorf("pairs %v, want only h0>r0 and h2>r2", count)
+	}
+}

@@ -30,7 +30,7 @@ func TestLibrary(t *testing.T) {
 	want := []string{"dolce-alltoall-ppn16", "dolce-alltoall-ppn40", "dolce-fattree16-cachefollower30", "dolce-fattree16-cachefollower50",
 		"dolce-fattree16-datamining30", "dolce-fattree16-datamining50",
 		"dolce-fattree8-cachefollower30", "dolce-fattree8-cachefollower50", "dolce-fattree8-datamining30", "dolce-fattree8-datamining50",
-		"dolce-incast-repeat",
+		"dolce-incast-repeat", "dolceplus-dumbbell",
 		"dumbbell-4to1-none", "fairness-2flows-hpcc", "fattree16-websearch30", "incast-16to1-dcqcn", "incast-8to1",
 		"leafspine-alltoall-none", "mpcc-exp1", "mpcc-exp1-1ms", "mpcc-exp1-literal", "mpcc-exp2",
 		"mpcc-exp3-fbhadoop30", "mpcc-exp3-fbhadoop30-incast", "mpcc-exp3-fbhadoop60", "mpcc-exp3-fbhadoop60-incast",

@@ -298,11 +298,23 @@ func candidates(net *network, recv int) []int {
 }
 
 func (d *decoder) poisson(f *fields, net *network) (*Poisson, float64) {
-	f.require("cdf", "load", "until")
+	f.require("load", "until")
 	po := &Poisson{}
-	var dist *CDF
+	var mean float64
+	switch {
+	case f.has("cdf") && f.has("size"):
+		d.add(join(f.path, "size"), "give either cdf or size, not both")
+	case !f.has("cdf") && !f.has("size"):
+		d.add(join(f.path, "cdf"), "required (or size, for flows all of one size)")
+	}
 	if v, p, ok := f.take("cdf"); ok {
-		dist = d.cdf(p, v, po)
+		if dist := d.cdf(p, v, po); dist != nil {
+			mean = dist.Mean()
+		}
+	}
+	if f.has("size") {
+		po.Size = f.size("size", 0, true)
+		mean = float64(po.Size)
 	}
 	po.Load = f.fraction("load", 0, 0, 1, true)
 	po.From = f.time("from", 0, false)
@@ -310,25 +322,29 @@ func (d *decoder) poisson(f *fields, net *network) (*Poisson, float64) {
 	if f.has("until") && po.Until <= po.From {
 		d.add(join(f.path, "until"), "must be after from (%s), got %s", formatTime(po.From), formatTime(po.Until))
 	}
-	var hosts []int
+	var hosts []int // the sources
+	if f.has("hosts") && f.has("pairs") {
+		d.add(join(f.path, "pairs"), "give either hosts or pairs, not both")
+	}
 	if v, p, ok := f.take("hosts"); ok {
 		po.Hosts, hosts = d.hostList(p, v, net, 2, true)
 		if po.Hosts == nil {
 			po.Hosts = []string{}
 		}
 		d.allConnected(p, hosts, net)
+	} else if v, p, ok := f.take("pairs"); ok {
+		po.Pairs, hosts = d.pairs(p, v, net)
 	} else if net != nil {
 		for h := 0; h < net.hostCount; h++ {
 			hosts = append(hosts, h)
 		}
 		d.allConnected(f.path, hosts, net)
 	}
-	// the expected number of flows: per host, the window over the mean
+	// the expected number of flows: per source, the window over the mean
 	// inter-arrival time meanSize×8 / (rate×load)
 	n := 0.0
-	if net != nil && dist != nil && po.Load > 0 && po.Until > po.From {
+	if net != nil && mean > 0 && po.Load > 0 && po.Until > po.From {
 		window := float64(po.Until-po.From) / float64(sim.Second)
-		mean := dist.Mean()
 		for _, h := range hosts {
 			if h >= 0 {
 				n += window * float64(net.hostRate[h]) * po.Load / (8 * mean)
@@ -336,6 +352,38 @@ func (d *decoder) poisson(f *fields, net *network) (*Poisson, float64) {
 		}
 	}
 	return po, n
+}
+
+// pairs reads poisson.pairs, a list of [src, dst] host pairs, and returns
+// them with the source of each (-1 where unknown).
+func (d *decoder) pairs(path string, v any, net *network) ([][2]string, []int) {
+	list, ok := d.list(path, v)
+	if !ok {
+		return nil, nil
+	}
+	if len(list) == 0 {
+		d.add(path, "want at least one [src, dst] pair")
+	}
+	if len(list) > MaxHosts*MaxHosts {
+		d.add(path, "want at most %d pairs, got %d", MaxHosts*MaxHosts, len(list))
+		return nil, nil
+	}
+	out := make([][2]string, 0, len(list))
+	srcs := make([]int, 0, len(list))
+	for i, e := range list {
+		ep := index(path, i)
+		pair, ok := e.([]any)
+		if !ok || len(pair) != 2 {
+			d.add(ep, `want a [src, dst] pair of host names, got %s`, describe(e))
+			continue
+		}
+		src, s := d.hostRef(index(ep, 0), pair[0], net)
+		dst, t := d.hostRef(index(ep, 1), pair[1], net)
+		d.pair(index(ep, 1), s, t, net)
+		out = append(out, [2]string{src, dst})
+		srcs = append(srcs, s)
+	}
+	return out, srcs
 }
 
 // cdf reads a CDF name or inline [[bytes, percent], ...] points into po.

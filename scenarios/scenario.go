@@ -243,16 +243,19 @@ type Incast struct {
 
 // Poisson is open-loop traffic: each host starts flows with exponential
 // inter-arrival times at Load of its link rate, sizes from a CDF (by name, or
-// inline points when CDFPoints is set), to a uniformly random other host,
-// between From and Until. Hosts, when set, restricts sources and destinations
-// to those hosts.
+// inline points when CDFPoints is set) or all of Size bytes, to a uniformly
+// random other host, between From and Until. Hosts, when set, restricts
+// sources and destinations to those hosts; Pairs, when set, makes each pair
+// a source sending to its own destination only.
 type Poisson struct {
 	CDF       string
 	CDFPoints []CDFPoint
+	Size      int64 // > 0: every flow has this size (no CDF)
 	Load      float64
 	From      sim.Time
 	Until     sim.Time
 	Hosts     []string
+	Pairs     [][2]string
 }
 
 // Staggered is flow i from Src[i] to Dst of Sizes[i] starting at Starts[i].

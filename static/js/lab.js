@@ -166,16 +166,20 @@
   }
 
   // ---- workload rows ----
-  function rowTemplate(kind) {
-    const known = ["flows", "incast", "poisson"].includes(kind);
-    const tpl = $("#tpl-" + (known ? kind : "other"));
+  // rowTemplate picks the form for a workload entry; kinds (and Poisson
+  // entries with a fixed size or source-destination pairs) the form has no
+  // inputs for are shown as they are and kept unchanged.
+  function rowTemplate(w) {
+    const plain = w.kind !== "poisson" || (w.size === undefined && w.pairs === undefined);
+    const known = ["flows", "incast", "poisson"].includes(w.kind) && plain;
+    const tpl = $("#tpl-" + (known ? w.kind : "other"));
     const li = tpl.content.firstElementChild.cloneNode(true);
-    if (!known) $(".wl-kind", li).textContent = kind;
+    if (!known) $(".wl-kind", li).textContent = w.kind;
     return li;
   }
 
   function addRow(w) {
-    const li = rowTemplate(w.kind);
+    const li = rowTemplate(w);
     li.wl = JSON.parse(JSON.stringify(w)); // the entry as loaded: fields the row does not show are kept
     for (const el of $$(":scope > label [data-rel], :scope > [data-rel]", li)) {
       writeInput(el, w[el.dataset.rel]);
