@@ -130,6 +130,21 @@ type Conn struct {
 	Data     any
 }
 
+// connState returns the state a flow keeps what it learns in: own, or, when
+// shared and the flow has a connection, the connection's (made on first
+// use, so the first flow of a pair creates it).
+func connState[T any](info FlowInfo, shared bool, own *T) *T {
+	if !shared || info.Conn == nil {
+		return own
+	}
+	if st, ok := info.Conn.Data.(*T); ok {
+		return st
+	}
+	st := new(T)
+	info.Conn.Data = st
+	return st
+}
+
 // Sender is the per-flow algorithm at the sending NIC.
 type Sender interface {
 	// Start is called once when the flow starts; it sets the initial rate and

@@ -156,15 +156,7 @@ func dolceAlgorithm() *Algorithm {
 			// the α EWMA is off: alpha never moves (g = 0), and its lazy
 			// grid ticks rarely so catching it up costs nothing
 			d.g, d.tAlpha = 0, Millisecond
-			d.l = &d.own
-			if p["sharedQP"] != 0 && info.Conn != nil {
-				l, ok := info.Conn.Data.(*dolceLearner)
-				if !ok {
-					l = &dolceLearner{}
-					info.Conn.Data = l
-				}
-				d.l = l
-			}
+			d.l = connState(info, p["sharedQP"] != 0, &d.own)
 			for name, v := range p {
 				d.set(name, v)
 			}

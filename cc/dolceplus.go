@@ -76,15 +76,7 @@ func dolcePlusAlgorithm() *Algorithm {
 		},
 		NewSender: func(info FlowInfo, p Params) Sender {
 			d := &dolcePlus{lineRate: float64(info.LineRate), baseRTT: info.BaseRTT, header: info.Header, mtu: max(info.MTU, 1)}
-			d.l = &d.own
-			if p["sharedQP"] != 0 && info.Conn != nil {
-				l, ok := info.Conn.Data.(*dolcePlusLearner)
-				if !ok {
-					l = &dolcePlusLearner{}
-					info.Conn.Data = l
-				}
-				d.l = l
-			}
+			d.l = connState(info, p["sharedQP"] != 0, &d.own)
 			for name, v := range p {
 				d.set(name, v)
 			}

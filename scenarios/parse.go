@@ -614,17 +614,16 @@ func (d *decoder) hostSection(path string, v any, h *Host) {
 
 // headerSize reads a size in [0, MaxPacket].
 func (d *decoder) headerSize(f *fields, key string, def int64) int64 {
-	x := f.size(key, def, false)
-	if x > MaxPacket {
-		d.add(join(f.path, key), "must be at most %s, got %s", formatSize(MaxPacket), formatSize(x))
-		return def
-	}
-	return x
+	return d.boundedSize(f, key, def, false)
 }
 
 // packetSize reads a size in (0, MaxPacket].
 func (d *decoder) packetSize(f *fields, key string, def int64) int64 {
-	x := f.size(key, def, true)
+	return d.boundedSize(f, key, def, true)
+}
+
+func (d *decoder) boundedSize(f *fields, key string, def int64, positive bool) int64 {
+	x := f.size(key, def, positive)
 	if x > MaxPacket {
 		d.add(join(f.path, key), "must be at most %s, got %s", formatSize(MaxPacket), formatSize(x))
 		return def

@@ -52,14 +52,19 @@ func (e *flowEnv) SetTimer(slot int, at Time) {
 		s.violate("flow %d: timer slot %d out of range", e.f, slot)
 		return
 	}
+	s.arm(&f.timers[slot], at, evTimer, e.f, slot)
+}
+
+// arm sets a timer slot to fire at `at` (not before now): it replaces any
+// pending firing, whose event then finds a stale generation.
+func (s *Sim) arm(t *timerSlot, at Time, kind evKind, obj int32, slot int) {
 	if at < s.now {
 		at = s.now
 	}
-	t := &f.timers[slot]
 	t.gen = (t.gen + 1) & 0xffffff
 	t.at = at
 	t.armed = true
-	s.q.push(at, evTimer, e.f, uint32(slot)<<24|t.gen)
+	s.q.push(at, kind, obj, uint32(slot)<<24|t.gen)
 }
 
 func (e *flowEnv) CancelTimer(slot int) {

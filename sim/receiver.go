@@ -42,14 +42,7 @@ func (e *rxEnv) SetTimer(slot int, at Time) {
 		s.violate("receiver %d arms a timer but has no OnTimer", e.i)
 		return
 	}
-	if at < s.now {
-		at = s.now
-	}
-	t := &s.rx[e.i].timers[slot]
-	t.gen = (t.gen + 1) & 0xffffff
-	t.at = at
-	t.armed = true
-	s.q.push(at, evRxTimer, e.i, uint32(slot)<<24|t.gen)
+	s.arm(&s.rx[e.i].timers[slot], at, evRxTimer, e.i, slot)
 }
 
 func (e *rxEnv) CancelTimer(slot int) {

@@ -111,6 +111,18 @@ func refScenario(t testing.TB, dir string) *scenarios.Scenario {
 	return sc
 }
 
+// runRef runs an imported reference scenario without telemetry.
+func runRef(t *testing.T, sc *scenarios.Scenario) *sim.Result {
+	t.Helper()
+	sc.Telemetry.Interval = 0
+	cfg, _, err := scenarios.Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, r := run(t, *cfg)
+	return r
+}
+
 // TestReferenceReplay replays the reference's exact flows with the
 // reference's settings and compares FCT slowdowns with its results.
 //
@@ -131,19 +143,7 @@ func TestReferenceReplay(t *testing.T) {
 			if sc.CC.Algorithm != tc.algo {
 				t.Fatalf("imported algorithm %q, want %q", sc.CC.Algorithm, tc.algo)
 			}
-			sc.Telemetry.Interval = 0
-			cfg, _, err := scenarios.Build(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := sim.New(*cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.Run(); err != nil {
-				t.Fatal(err)
-			}
-			res := s.Result()
+			res := runRef(t, sc)
 			ref := readRefFlows(t, filepath.Join(refDir, tc.dir, "flows_"+tc.dir+".csv"))
 
 			// the same flows, every one finished, the same ideal FCT
@@ -205,21 +205,9 @@ func TestReferenceReplay(t *testing.T) {
 // tolerance separates the two models.
 func TestReferenceAckClass(t *testing.T) {
 	sc := refScenario(t, "timely")
-	sc.Telemetry.Interval = 0
 	sc.Switch.AckClass = scenarios.AckClassHigh
-	cfg, _, err := scenarios.Build(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.New(*cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Run(); err != nil {
-		t.Fatal(err)
-	}
 	var ours, theirs []float64
-	for _, f := range s.Result().Flows {
+	for _, f := range runRef(t, sc).Flows {
 		ours = append(ours, float64(f.FCT)/float64(f.IdealFCT))
 	}
 	for _, r := range readRefFlows(t, filepath.Join(refDir, "timely", "flows_timely.csv")) {
