@@ -54,6 +54,7 @@ type Sim struct {
 
 	algos     []algoRun
 	rx        []rxState // receiver-side algorithm instances, in order of creation
+	hasRx     bool      // some algorithm of the run has a receiver side
 	flowCount bool      // some algorithm needs the switches' active-flow counter
 	ackClass  uint8     // the class of ACKs and NACKs at switches (SwitchConfig.AckHigh)
 	fc        flowCounter
@@ -492,6 +493,7 @@ func (s *Sim) buildAlgos() error {
 		}
 		if a.Algo.NewReceiver != nil {
 			r.rxOf = map[int32]int32{}
+			s.hasRx = true
 		}
 		if a.Algo.Connections {
 			r.conns = map[[2]int32]*cc.Conn{}

@@ -458,19 +458,8 @@ func (s *Sim) consume(id int32, pk *packet) {
 // hostReceive handles a packet arriving at a host over the link of port pid
 // (pid is the peer's egress port; pid^1 is this host's port on that link).
 func (s *Sim) hostReceive(id int32, pk *packet, pid int32) {
-	host := s.ports[pid].peer
-	dataOf := int32(-1) // the algorithm whose receiver gets this packet through OnData
-	if pk.kind == pktData {
-		if ai := s.flows[pk.flow].algo; s.algos[ai].rxOf != nil {
-			s.receiver(ai, host)
-			dataOf = ai
-		}
-	}
-	// receivers that measure the NIC's RX see every other packet it takes in
-	for _, i := range s.nodes[host].rx {
-		if rx := &s.rx[i]; rx.obs != nil && rx.algo != dataOf {
-			rx.obs.OnRx(rx.env, int64(pk.size))
-		}
+	if s.hasRx {
+		s.receiversSee(pk, s.ports[pid].peer)
 	}
 	switch pk.kind {
 	case pktData:

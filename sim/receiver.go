@@ -24,6 +24,24 @@ func (s *Sim) receiver(ai int32, host int32) int32 {
 	return i
 }
 
+// receiversSee makes the receiver a data packet arriving at host needs
+// (on its first) and shows every other packet to the host's receivers that
+// measure the NIC's RX.
+func (s *Sim) receiversSee(pk *packet, host int32) {
+	dataOf := int32(-1) // the algorithm whose receiver gets this packet through OnData
+	if pk.kind == pktData {
+		if ai := s.flows[pk.flow].algo; s.algos[ai].rxOf != nil {
+			s.receiver(ai, host)
+			dataOf = ai
+		}
+	}
+	for _, i := range s.nodes[host].rx {
+		if rx := &s.rx[i]; rx.obs != nil && rx.algo != dataOf {
+			rx.obs.OnRx(rx.env, int64(pk.size))
+		}
+	}
+}
+
 // rxEnv is a receiver's handle on the engine.
 type rxEnv struct {
 	s *Sim
