@@ -12,7 +12,7 @@ import (
 // scale with the host link rate); presets give run.py's dcqcn_paper timers
 // and the _vwin variants with a window.
 //
-// Behaviour (reference-simulators.md §1.3):
+// Behaviour (rdma-hw.cc):
 //   - the first CNP sets alpha = 1, multiplies the rate by rateOnFirstCNP, and
 //     starts the alpha timer and the decrease check; the check runs 1 ns after
 //     the alpha update, so alpha is updated before the decrease (issue #52 of

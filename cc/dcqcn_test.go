@@ -15,7 +15,7 @@ func newDCQCN(t *testing.T, preset string, over map[string]float64) *dcqcn {
 // kept (RateOnFirstCnp 1.0), and the decrease check comes 1 ns after an
 // alpha update: at 4 µs + 1 ns, four alpha updates with no further CNP have
 // run, so alpha = (1−g)^4 and the cut is by alpha/2. Reference behaviour:
-// reference-simulators.md §1.3, "alpha is updated before the decrease".
+// HPCC's rdma-hw.cc: alpha is updated before the decrease (its issue #52).
 func TestDCQCNFirstCNPAndOrder(t *testing.T) {
 	d := newDCQCN(t, "", nil)
 	env := newEnv()

@@ -8,9 +8,10 @@ import (
 )
 
 // MPCC: model predictive congestion control (Zheng, MSc thesis, University
-// of Alberta 2024; seed 000). The implementation follows the corrected
-// formulation of the seed's extract, shared/spec/seeds/000-mpcc.md §2.8; the
-// numbers in brackets below are its sections and decisions.
+// of Alberta 2024; seed 000). The implementation follows the thesis'
+// formulation with its errata corrected (each correction is noted where it
+// applies below); the bracketed D-numbers name the decisions the thesis
+// leaves open, as the lab's reproduction notes number them.
 //
 // Every ACK is one step k of the discrete model (A.2: the interval between
 // two ACKs). On an ACK the sender reads the INT stack (per hop: queue Q_h,

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// The flow-size CDFs, copied from shared/spec/cdf with their source notes
+// The flow-size CDFs, copied from their published sources with the notes
 // ('#' lines) intact; cdf/README.md says where each comes from.
 //
 //go:embed cdf/*.txt

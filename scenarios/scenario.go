@@ -1,6 +1,6 @@
 // Package scenarios reads, validates, normalises and builds cclab scenarios:
 // the JSON documents described in the scenario-format contract
-// (shared/spec/scenario-format.md). Parse turns a document into a Scenario
+// (scenarios/scenario-format.md). Parse turns a document into a Scenario
 // with every default filled in and every problem reported by field path;
 // Canonical writes the normalised form (the basis of scenario ids); Build
 // generates the topology, the flows and the algorithm instances and returns the

@@ -24,7 +24,7 @@ import (
 	"cclab/web"
 )
 
-// The pages (shared/spec/scenario-format.md, "Pages"): server-rendered with
+// The pages (scenarios/scenario-format.md, "Pages"): server-rendered with
 // templ from the same data the API serves; the scripts in static/js then
 // talk to the public API only.
 

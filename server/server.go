@@ -1,5 +1,5 @@
 // Package server is cclab's lab server: the run manager, the REST API and
-// the WebSocket stream of live runs (shared/spec/scenario-format.md, "REST
+// the WebSocket stream of live runs (scenarios/scenario-format.md, "REST
 // and WebSocket"). It knows the engine only through sim, scenarios and the
 // report writers, and keeps everything in a store.DB.
 package server

@@ -30,7 +30,7 @@ Usage:
       List the congestion-control algorithms, their parameters and presets.
 
 The scenario format and the result files are described in the lab's
-scenario-format document (shared/spec/scenario-format.md).
+scenario-format document (scenarios/scenario-format.md in the source tree).
 `
 
 func main() {

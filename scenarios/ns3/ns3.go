@@ -2,8 +2,7 @@
 // field's reference, alibaba-edu/High-Precision-Congestion-Control): its
 // config.txt of KEY VALUE lines, its topology file and its flow file, and
 // turns them into a cclab scenario document. The formats and the meaning of
-// every key are those of the reference's scratch/third.cc
-// (reference-simulators.md §1.4–1.5).
+// every key are those of the reference's scratch/third.cc and traffic_gen.
 package ns3
 
 import (

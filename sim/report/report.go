@@ -1,5 +1,5 @@
 // Package report turns a run's results into the files of the results
-// contract (shared/spec/scenario-format.md, "Results"): flows.csv,
+// contract (scenarios/scenario-format.md, "Results"): flows.csv,
 // series.csv and summary.json. The CLI and the server both use it, so the
 // two produce the same bytes for the same run.
 package report
