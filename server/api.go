@@ -20,6 +20,7 @@ import (
 	"cclab/cc"
 	"cclab/scenarios"
 	"cclab/sim"
+	"cclab/sim/report"
 	"cclab/store"
 )
 
@@ -39,6 +40,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/health", s.handleHealth)
 		r.Get("/openapi.json", s.handleOpenAPI)
 		r.Get("/algorithms", s.handleAlgorithms)
+		r.Get("/vocabulary", s.handleVocabulary)
 		r.Get("/scenarios", s.handleListScenarios)
 		r.Post("/scenarios", s.handleCreateScenario)
 		r.Post("/scenarios/validate", s.handleValidateScenario)
@@ -135,6 +137,10 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleAlgorithms(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, cc.Algorithms())
+}
+
+func (s *Server) handleVocabulary(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, report.Vocab())
 }
 
 // ---- scenarios ----

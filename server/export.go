@@ -454,10 +454,10 @@ var compareMetrics = func() []compareMetric {
 		{"fct_slowdown.p95", "FCT slowdown, p95", "lower", path("fct_slowdown", "p95")},
 		{"fct_slowdown.p99", "FCT slowdown, p99", "lower", path("fct_slowdown", "p99")},
 	}
-	for i, b := range []string{"<10KB", "10KB-100KB", "100KB-1MB", "1MB-10MB", ">=10MB"} {
+	for i, b := range report.SizeBuckets() {
 		ms = append(ms,
-			compareMetric{fmt.Sprintf("fct_slowdown_by_size[%d].p50", i), "FCT slowdown p50, " + b, "lower", bucketPath(i, "p50")},
-			compareMetric{fmt.Sprintf("fct_slowdown_by_size[%d].p99", i), "FCT slowdown p99, " + b, "lower", bucketPath(i, "p99")})
+			compareMetric{fmt.Sprintf("fct_slowdown_by_size[%d].p50", i), "FCT slowdown p50, " + b.Label, "lower", bucketPath(i, "p50")},
+			compareMetric{fmt.Sprintf("fct_slowdown_by_size[%d].p99", i), "FCT slowdown p99, " + b.Label, "lower", bucketPath(i, "p99")})
 	}
 	ms = append(ms,
 		compareMetric{"switch_queues.p50", "switch queue p50 (bytes)", "lower", path("switch_queues", "p50")},

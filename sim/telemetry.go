@@ -24,8 +24,30 @@ const (
 	numBuiltinMetrics
 )
 
-var builtinMetrics = [numBuiltinMetrics]string{
-	"queue_bytes", "throughput_bps", "rate_bps", "cwnd_bytes", "pfc_pause", "ecn_marks", "drops",
+// MetricInfo describes a built-in series: its name, unit ("B", "bps", or
+// "" for a count or a flag), whether its entities are ports (else flows),
+// how a chart condenses many samples into one point (the largest for
+// queues and pauses, so a spike is never averaged away; the mean
+// otherwise), and what it measures. Algorithm series are described by
+// their cc.SeriesSpec; they belong to flows and are averaged.
+type MetricInfo struct {
+	Name    string
+	Label   string
+	Unit    string
+	PerPort bool
+	Max     bool
+	Help    string
+}
+
+// BuiltinMetrics lists the built-in series in metric-id order.
+var BuiltinMetrics = [numBuiltinMetrics]MetricInfo{
+	{"queue_bytes", "queue", "B", true, true, "Bytes queued in the egress port at the sample instant, all priorities, wire bytes."},
+	{"throughput_bps", "throughput", "bps", false, false, "Payload bytes delivered to the receiver during the last interval × 8 / interval."},
+	{"rate_bps", "sending rate", "bps", false, false, "The sender's pacing rate; omitted while unlimited."},
+	{"cwnd_bytes", "window", "B", false, false, "The sender's window; omitted while the algorithm uses none."},
+	{"pfc_pause", "PFC pause", "", true, true, "1 if the port is paused by PFC at the sample instant, else 0."},
+	{"ecn_marks", "ECN marks", "", true, false, "Packets ECN-marked at the port during the last interval."},
+	{"drops", "drops", "", true, false, "Packets dropped at the port during the last interval."},
 }
 
 // Sample is one value of one series: metric of entity (a port id for port
@@ -61,8 +83,10 @@ type telemetry struct {
 func (t *telemetry) init(s *Sim) error {
 	tc := s.cfg.Telemetry
 	t.interval = tc.Interval
-	t.names = append(t.names, builtinMetrics[:]...)
-	t.perPort = []bool{true, false, false, false, true, true, true}
+	for _, m := range BuiltinMetrics {
+		t.names = append(t.names, m.Name)
+		t.perPort = append(t.perPort, m.PerPort)
+	}
 	// algorithm series: one metric per distinct name in the run
 	for i := range s.algos {
 		a := &s.algos[i]

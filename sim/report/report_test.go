@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"cclab/cc"
 	"cclab/sim"
 )
 
@@ -73,5 +74,48 @@ func TestSummarizeAndFlows(t *testing.T) {
 	buf.Reset()
 	if err := WriteSummary(&buf, s); err != nil || !strings.Contains(buf.String(), `"jain": null`) {
 		t.Errorf("summary.json: %v\n%s", err, buf.String())
+	}
+}
+
+// The vocabulary lists every built-in series and every registered
+// algorithm's, each once, with a port or flow entity and a chart
+// aggregation; its size buckets are the summary's.
+func TestVocabulary(t *testing.T) {
+	v := Vocab()
+	seen := map[string]Metric{}
+	for _, m := range v.Metrics {
+		if _, dup := seen[m.Name]; dup {
+			t.Errorf("%s listed twice", m.Name)
+		}
+		seen[m.Name] = m
+		if (m.Entity != "port" && m.Entity != "flow") || (m.Agg != "max" && m.Agg != "mean") {
+			t.Errorf("%+v", m)
+		}
+	}
+	for _, want := range []struct{ name, entity, agg, unit string }{
+		{"queue_bytes", "port", "max", "B"}, {"pfc_pause", "port", "max", ""}, {"throughput_bps", "flow", "mean", "bps"},
+		{"qp_solve_ns", "flow", "mean", "ns"}, {"rcc_window_bytes", "flow", "mean", "B"},
+	} {
+		m, ok := seen[want.name]
+		if !ok || m.Entity != want.entity || m.Agg != want.agg || m.Unit != want.unit {
+			t.Errorf("%s: %+v", want.name, m)
+		}
+	}
+	for _, a := range cc.Algorithms() {
+		for _, s := range a.Series {
+			if _, ok := seen[s.Name]; !ok {
+				t.Errorf("%s's series %s missing", a.Name, s.Name)
+			}
+		}
+	}
+	sum := Summarize(&sim.Result{}, nil, 0)
+	if len(v.SizeBuckets) != len(sum.FCTSlowdownBySize) {
+		t.Fatalf("%d size buckets, the summary has %d", len(v.SizeBuckets), len(sum.FCTSlowdownBySize))
+	}
+	for i, b := range v.SizeBuckets {
+		s := sum.FCTSlowdownBySize[i]
+		if b.Lo != s.Lo || (b.Hi == nil) != (s.Hi == nil) || (b.Hi != nil && *b.Hi != *s.Hi) || b.Label == "" {
+			t.Errorf("bucket %d: %+v, summary %+v", i, b, s)
+		}
 	}
 }
