@@ -7,8 +7,7 @@ import (
 	"io"
 	"net/http"
 
-	"cclab/scenarios"
-	"cclab/sim"
+	"cclab/server/runs"
 	"cclab/store"
 )
 
@@ -49,36 +48,41 @@ func limitError(status int, limit, field, format string, args ...any) *apiError 
 	return e
 }
 
+// runError is a run package error as the API answers it: each kind with
+// its status code.
+func runError(re *runs.Error) *apiError {
+	status := http.StatusUnprocessableEntity
+	switch re.Kind {
+	case runs.NotFound:
+		status = http.StatusNotFound
+	case runs.Conflict:
+		status = http.StatusConflict
+	case runs.TooMany:
+		status = http.StatusTooManyRequests
+	case runs.Unavailable:
+		status = http.StatusServiceUnavailable
+	}
+	e := &apiError{Status: status, Msg: re.Msg(), Field: re.Field(), Limit: re.Limit}
+	for _, f := range re.Errors {
+		e.Errors = append(e.Errors, fieldError{Field: f.Field, Error: f.Msg})
+	}
+	return e
+}
+
 // invalid turns a scenario or engine validation error into a 422 listing
 // every problem, each field prefixed with prefix (the place of the scenario
 // in the request body, e.g. "scenario"). Other errors are returned as they
 // are.
 func invalid(err error, prefix string) error {
-	var se *scenarios.Error
-	var fe *sim.FieldError
-	join := func(f string) string {
-		switch {
-		case prefix == "":
-			return f
-		case f == "":
-			return prefix
-		default:
-			return prefix + "." + f
-		}
-	}
-	switch {
-	case errors.As(err, &se):
-		e := &apiError{Status: http.StatusUnprocessableEntity}
-		for _, x := range se.Errors {
-			e.Errors = append(e.Errors, fieldError{Field: join(x.Field), Error: x.Error})
-		}
-		if len(e.Errors) == 0 {
-			e.Errors = []fieldError{{Field: join(""), Error: "invalid scenario"}}
-		}
-		e.Field, e.Msg = e.Errors[0].Field, e.Errors[0].Error
-		return e
-	case errors.As(err, &fe):
-		return errorf(http.StatusUnprocessableEntity, join(fe.Field), "%s", fe.Msg)
+	return asAPIError(runs.InvalidScenario(err, prefix))
+}
+
+// asAPIError maps a run package error to its API form; other errors are
+// returned as they are.
+func asAPIError(err error) error {
+	var re *runs.Error
+	if errors.As(err, &re) {
+		return runError(re)
 	}
 	return err
 }
@@ -98,8 +102,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // never the client's input).
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apiError
+	var re *runs.Error
 	switch {
 	case errors.As(err, &ae):
+	case errors.As(err, &re):
+		ae = runError(re)
 	case errors.Is(err, store.ErrNotFound):
 		ae = errorf(http.StatusNotFound, "id", "%s", notFoundMessage(err))
 	default:

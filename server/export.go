@@ -4,15 +4,14 @@ import (
 	"bufio"
 	"container/heap"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
+	"cclab/server/runs"
 	"cclab/sim"
 	"cclab/sim/report"
 	"cclab/store"
@@ -48,7 +47,7 @@ func (s *Server) handleFlowsCSV(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	attachment(w, "text/csv; charset=utf-8", run.ID+"-flows.csv")
-	if err := report.WriteFlows(w, simFlows(flows)); err != nil {
+	if err := report.WriteFlows(w, &sim.Result{Flows: flows}); err != nil {
 		s.log.Warn("writing flows.csv", "run", run.ID, "err", err)
 	}
 }
@@ -284,42 +283,6 @@ func (s *Server) handleSeriesJSON(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
-// flowJSON is one flows.csv row in the JSON export (empty fields are null).
-type flowJSON struct {
-	FlowID     int      `json:"flow_id"`
-	Src        string   `json:"src"`
-	Dst        string   `json:"dst"`
-	SizeBytes  int64    `json:"size_bytes"`
-	StartNs    *float64 `json:"start_ns"`
-	FinishNs   *float64 `json:"finish_ns"`
-	FCTNs      *float64 `json:"fct_ns"`
-	IdealFCTNs float64  `json:"ideal_fct_ns"`
-	Slowdown   *float64 `json:"slowdown"`
-	CC         string   `json:"cc"`
-}
-
-func nsPtr(ps int64) *float64 {
-	v := float64(ps) / 1e3
-	return &v
-}
-
-func flowsJSON(flows []store.Flow) []flowJSON {
-	out := make([]flowJSON, len(flows))
-	for i, f := range flows {
-		j := flowJSON{FlowID: f.ID, Src: f.Src, Dst: f.Dst, SizeBytes: f.Size, IdealFCTNs: float64(f.IdealPS) / 1e3, CC: f.Algorithm}
-		if f.Started || f.StartPS >= 0 {
-			j.StartNs = nsPtr(f.StartPS)
-		}
-		if f.Finished {
-			j.FinishNs, j.FCTNs = nsPtr(f.FinishPS), nsPtr(f.FCTPS)
-			sd := float64(f.FCTPS) / float64(f.IdealPS)
-			j.Slowdown = &sd
-		}
-		out[i] = j
-	}
-	return out
-}
-
 // handleExport answers the whole run as one JSON document: the run, its
 // summary (summary.json), flows (flows.csv rows) and series (series.csv,
 // level 0 unless ?level=1, with the same filters).
@@ -346,7 +309,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	}
 	v := s.runView(run)
 	for _, e := range evs {
-		v.Changes = append(v.Changes, changeFromEvent(e))
+		v.Changes = append(v.Changes, runs.ChangeOf(e))
 	}
 	v.Scenario = json.RawMessage(run.Scenario)
 	summary := run.Summary
@@ -354,11 +317,11 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		summary = json.RawMessage("null")
 	}
 	head, err := json.Marshal(struct {
-		Run     runJSON         `json:"run"`
-		Summary json.RawMessage `json:"summary"`
-		Flows   []flowJSON      `json:"flows"`
-		Level   int             `json:"level"`
-	}{v, summary, flowsJSON(flows), sq.Level})
+		Run     runJSON          `json:"run"`
+		Summary json.RawMessage  `json:"summary"`
+		Flows   []report.FlowRow `json:"flows"`
+		Level   int              `json:"level"`
+	}{v, summary, report.FlowRows(flows), sq.Level})
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -369,211 +332,4 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 	b = append(b, "}\n"...)
 	attachment(w, "application/json", run.ID+".json")
 	w.Write(b)
-}
-
-// ---- comparison ----
-
-// compareRow is one metric across the compared runs.
-type compareRow struct {
-	Name   string     `json:"name"`
-	Label  string     `json:"label"`
-	Better string     `json:"better"` // "lower", "higher", or "" (no better: none is marked best)
-	Values []*float64 `json:"values"` // null where a run has no value
-	Best   []int      `json:"best"`   // indexes of the best value(s)
-}
-
-type compareMetric struct {
-	name, label, better string
-	get                 func(m map[string]any) (float64, bool)
-}
-
-func path(keys ...string) func(m map[string]any) (float64, bool) {
-	return func(m map[string]any) (float64, bool) {
-		var cur any = m
-		for _, k := range keys {
-			mm, ok := cur.(map[string]any)
-			if !ok {
-				return 0, false
-			}
-			cur = mm[k]
-		}
-		v, ok := cur.(float64)
-		return v, ok
-	}
-}
-
-// bucketPath reads fct_slowdown_by_size[i].key.
-func bucketPath(i int, key string) func(m map[string]any) (float64, bool) {
-	return func(m map[string]any) (float64, bool) {
-		list, ok := m["fct_slowdown_by_size"].([]any)
-		if !ok || i >= len(list) {
-			return 0, false
-		}
-		b, ok := list[i].(map[string]any)
-		if !ok {
-			return 0, false
-		}
-		if n, _ := b["count"].(float64); n == 0 {
-			return 0, false
-		}
-		v, ok := b[key].(float64)
-		return v, ok
-	}
-}
-
-// maxOver reads the largest value of a map of ports (e.g. utilization).
-func maxOver(key string, inner string) func(m map[string]any) (float64, bool) {
-	return func(m map[string]any) (float64, bool) {
-		mm, ok := m[key].(map[string]any)
-		if !ok || len(mm) == 0 {
-			return 0, false
-		}
-		best, found := math.Inf(-1), false
-		for _, v := range mm {
-			if inner != "" {
-				o, ok := v.(map[string]any)
-				if !ok {
-					continue
-				}
-				v = o[inner]
-			}
-			if f, ok := v.(float64); ok && f > best {
-				best, found = f, true
-			}
-		}
-		return best, found
-	}
-}
-
-var compareMetrics = func() []compareMetric {
-	ms := []compareMetric{
-		{"flows_finished", "flows finished", "higher", path("flows_finished")},
-		{"flows_unfinished", "flows unfinished", "lower", path("flows_unfinished")},
-		{"fct_slowdown.mean", "FCT slowdown, mean", "lower", path("fct_slowdown", "mean")},
-		{"fct_slowdown.p50", "FCT slowdown, p50", "lower", path("fct_slowdown", "p50")},
-		{"fct_slowdown.p95", "FCT slowdown, p95", "lower", path("fct_slowdown", "p95")},
-		{"fct_slowdown.p99", "FCT slowdown, p99", "lower", path("fct_slowdown", "p99")},
-	}
-	for i, b := range report.SizeBuckets() {
-		ms = append(ms,
-			compareMetric{fmt.Sprintf("fct_slowdown_by_size[%d].p50", i), "FCT slowdown p50, " + b.Label, "lower", bucketPath(i, "p50")},
-			compareMetric{fmt.Sprintf("fct_slowdown_by_size[%d].p99", i), "FCT slowdown p99, " + b.Label, "lower", bucketPath(i, "p99")})
-	}
-	ms = append(ms,
-		compareMetric{"switch_queues.p50", "switch queue p50 (bytes)", "lower", path("switch_queues", "p50")},
-		compareMetric{"switch_queues.p99", "switch queue p99 (bytes)", "lower", path("switch_queues", "p99")},
-		compareMetric{"switch_queues.max", "switch queue max (bytes)", "lower", path("switch_queues", "max")},
-		compareMetric{"queues.max", "largest queue of any port (bytes)", "lower", maxOver("queues", "max")},
-		compareMetric{"utilization.max", "busiest port's utilisation", "higher", maxOver("utilization", "")},
-		compareMetric{"pfc_pause_fraction.max", "most paused port's pause fraction", "lower", maxOver("pfc_pause_fraction", "")},
-		compareMetric{"drops", "packets dropped", "lower", path("drops")},
-		compareMetric{"jain", "Jain's fairness (second half)", "higher", path("jain")},
-		compareMetric{"series_stats.qp_solve_ns.p50", "QP solve time p50 (ns)", "lower", path("series_stats", "qp_solve_ns", "p50")},
-		compareMetric{"series_stats.qp_solve_ns.p99", "QP solve time p99 (ns)", "lower", path("series_stats", "qp_solve_ns", "p99")},
-		compareMetric{"sim_seconds", "simulated seconds", "", path("sim_seconds")},
-		compareMetric{"wall_seconds", "wall-clock seconds", "lower", path("wall_seconds")},
-		compareMetric{"events_per_second", "events per second", "higher", path("events_per_second")},
-	)
-	return ms
-}()
-
-// maxCompare bounds the runs of one comparison.
-const maxCompare = 50
-
-func (s *Server) handleCompare(w http.ResponseWriter, r *http.Request) {
-	ids := compareIDs(r)
-	if len(ids) == 0 {
-		s.writeError(w, r, errorf(http.StatusBadRequest, "runs", "want ?runs=ID,ID,... (the runs to compare)"))
-		return
-	}
-	views, rows, err := s.compare(r, ids)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"runs": views, "metrics": rows})
-}
-
-// compareIDs reads ?runs=a,b&runs=c, without repeats.
-func compareIDs(r *http.Request) []string {
-	var ids []string
-	for _, v := range r.URL.Query()["runs"] {
-		for _, id := range strings.Split(v, ",") {
-			if id = strings.TrimSpace(id); id != "" && !slices.Contains(ids, id) {
-				ids = append(ids, id)
-			}
-		}
-	}
-	return ids
-}
-
-// compare loads runs and puts their headline metrics side by side.
-func (s *Server) compare(r *http.Request, ids []string) ([]runJSON, []compareRow, error) {
-	if len(ids) > maxCompare {
-		return nil, nil, errorf(http.StatusBadRequest, "runs", "at most %d runs at once, got %d", maxCompare, len(ids))
-	}
-	views := make([]runJSON, len(ids))
-	sums := make([]map[string]any, len(ids))
-	for i, id := range ids {
-		run, err := s.db.GetRun(r.Context(), id)
-		if err != nil {
-			if isNotFound(err) {
-				err = errorf(http.StatusNotFound, "runs", "no run %q", id)
-			}
-			return nil, nil, err
-		}
-		v := s.runView(run)
-		if len(run.Summary) > 0 {
-			var m map[string]any
-			if err := json.Unmarshal(run.Summary, &m); err == nil {
-				delete(m, "scenario")
-				sums[i] = m
-				trimmed, _ := json.Marshal(m)
-				v.Summary = trimmed
-			}
-		}
-		views[i] = v
-	}
-	rows := make([]compareRow, 0, len(compareMetrics))
-	for _, cm := range compareMetrics {
-		row := compareRow{Name: cm.name, Label: cm.label, Better: cm.better, Values: make([]*float64, len(ids)), Best: []int{}}
-		any := false
-		for i, m := range sums {
-			if m == nil {
-				continue
-			}
-			if v, ok := cm.get(m); ok && !math.IsNaN(v) {
-				x := v
-				row.Values[i] = &x
-				any = true
-			}
-		}
-		if !any {
-			continue
-		}
-		if cm.better == "" {
-			rows = append(rows, row) // a fact, not a score
-			continue
-		}
-		best := math.NaN()
-		for _, v := range row.Values {
-			if v == nil {
-				continue
-			}
-			if math.IsNaN(best) || (cm.better == "lower" && *v < best) || (cm.better == "higher" && *v > best) {
-				best = *v
-			}
-		}
-		for i, v := range row.Values {
-			if v != nil && *v == best {
-				row.Best = append(row.Best, i)
-			}
-		}
-		rows = append(rows, row)
-	}
-	return views, rows, nil
-}
-
-func isNotFound(err error) bool {
-	return err != nil && (isStatus(err, http.StatusNotFound) || errors.Is(err, store.ErrNotFound))
 }

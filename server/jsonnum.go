@@ -3,6 +3,8 @@ package server
 import (
 	"math"
 	"strconv"
+
+	"cclab/server/runs"
 )
 
 // appendNumbers appends a JSON array of numbers; NaN and ±Inf (which JSON
@@ -60,7 +62,7 @@ func appendChart(b []byte, series []chartSeries) []byte {
 }
 
 // appendSamples appends a "samples" stream message.
-func appendSamples(b []byte, m *samplesMsg) []byte {
+func appendSamples(b []byte, m *runs.Samples) []byte {
 	b = append(b, `{"type":"samples","keys":[`...)
 	for i, k := range m.Keys {
 		if i > 0 {

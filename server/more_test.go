@@ -211,7 +211,7 @@ func TestNumbersJSON(t *testing.T) {
 	if b := appendChart(nil, c); string(b) != `[{"i":3,"metric":"queue_bytes","entity":"s0->\"x\"","t":[10],"v":[null]}]` {
 		t.Fatalf("%s", b)
 	}
-	sm := &samplesMsg{Keys: []seriesKey{{1, "m", "e"}}, Series: []seriesData{{I: 1, T: []float64{1.5}, V: []float64{2}}}, Points: 1}
+	sm := &samplesMsg{Keys: []seriesKey{{Index: 1, Metric: "m", Entity: "e"}}, Series: []seriesData{{I: 1, T: []float64{1.5}, V: []float64{2}}}, Points: 1}
 	var back samplesMsg
 	if err := json.Unmarshal(appendSamples(nil, sm), &back); err != nil || back.Points != 1 || back.Keys[0] != sm.Keys[0] || back.Series[0].T[0] != 1.5 {
 		t.Fatalf("samples round trip: %+v %v", back, err)
@@ -320,18 +320,14 @@ func TestServerLimitsWhileRunning(t *testing.T) {
 	c.read(5 * time.Second)
 	code, data = s.do("GET", "/ws/runs/"+id, nil)
 	checkError(t, code, data, 503, "", "max-viewers")
-	s.srv.mgr.mu.Lock()
-	hubs := len(s.srv.mgr.finished)
-	s.srv.mgr.mu.Unlock()
+	hubs := s.srv.mgr.WatchedHubs()
 	if hubs != 1 {
 		t.Fatalf("%d finished hubs with one viewer", hubs)
 	}
 	c.conn.Close()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		s.srv.mgr.mu.Lock()
-		hubs = len(s.srv.mgr.finished)
-		s.srv.mgr.mu.Unlock()
+		hubs = s.srv.mgr.WatchedHubs()
 		if hubs == 0 {
 			break
 		}

@@ -59,6 +59,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, c templ.Componen
 // pageError answers a page request that failed: the error in a page, with
 // the status the API would give.
 func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
+	err = asAPIError(err)
 	var ae *apiError
 	status := http.StatusInternalServerError
 	msg := "internal error"
@@ -122,6 +123,14 @@ func paperOf(name string) string {
 // would be thousands of SVG elements for a thumbnail.
 const maxSketchPorts = 300
 
+// preview builds a scenario for a page to draw (its topology, its hosts
+// and flows), without an engine: the one place pages turn a scenario into
+// an engine config. A scenario that does not build has no preview.
+func preview(sc *scenarios.Scenario) (*sim.Config, *scenarios.Meta, bool) {
+	cfg, meta, err := scenarios.Build(sc)
+	return cfg, meta, err == nil
+}
+
 // card builds a scenario's card (parsing and building it once).
 func (s *Server) card(sc *store.Scenario) web.Card {
 	if c, ok := s.cards.get(sc.ID); ok {
@@ -133,7 +142,7 @@ func (s *Server) card(sc *store.Scenario) web.Card {
 	}
 	if parsed, err := scenarios.Parse(sc.JSON); err == nil {
 		c.Algorithm, c.Kind = parsed.CC.Algorithm, parsed.Topology.Kind
-		if cfg, meta, err := scenarios.Build(parsed); err == nil {
+		if cfg, meta, ok := preview(parsed); ok {
 			c.Hosts, c.Flows = len(meta.Hosts), len(cfg.Flows)
 			if len(meta.Ports) <= maxSketchPorts {
 				c.Sketch = web.PlaceTopo(meta.Hosts, meta.Ports)
@@ -251,7 +260,7 @@ func (s *Server) handleLab(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l.ScenarioJSON = string(canon)
-	if _, meta, err := scenarios.Build(parsed); err == nil {
+	if _, meta, ok := preview(parsed); ok {
 		l.Topo = web.PlaceTopo(meta.Hosts, meta.Ports)
 	}
 	s.render(w, r, web.LabPage(l))
@@ -279,8 +288,6 @@ func (s *Server) handleTopologyFragment(w http.ResponseWriter, r *http.Request) 
 	}
 	s.render(w, r, web.TopoSVG(web.PlaceTopo(req.Hosts, req.Ports), true))
 }
-
-var bucketNames = []string{"< 10 KB", "10–100 KB", "100 KB–1 MB", "1–10 MB", "≥ 10 MB"}
 
 func g(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }
 
@@ -332,7 +339,7 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 		p.Changes = append(p.Changes, web.Row{Label: scenarios.FormatTime(sim.Time(e.AtPS)), Value: string(b)})
 	}
 	if parsed, err := scenarios.Parse(run.Scenario); err == nil {
-		if _, meta, err := scenarios.Build(parsed); err == nil {
+		if _, meta, ok := preview(parsed); ok {
 			p.Topo = web.PlaceTopo(meta.Hosts, meta.Ports)
 		}
 	}
@@ -369,11 +376,12 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 			web.Row{Label: "wall time", Value: fmt.Sprintf("%.3g s, %.3g M events/s", sum.WallSeconds, sum.EventsPerSecond/1e6)},
 		)
 		p.Summary = rows
+		buckets := report.SizeBuckets()
 		for i, b := range sum.FCTSlowdownBySize {
-			if i >= len(bucketNames) {
+			if i >= len(buckets) {
 				break
 			}
-			p.Sizes = append(p.Sizes, web.SizeRow{Bucket: bucketNames[i], Count: b.Count, Mean: gp(b.Mean), P50: gp(b.P50), P95: gp(b.P95), P99: gp(b.P99)})
+			p.Sizes = append(p.Sizes, web.SizeRow{Bucket: buckets[i].Label, Count: b.Count, Mean: gp(b.Mean), P50: gp(b.P50), P95: gp(b.P95), P99: gp(b.P99)})
 		}
 	} else {
 		p.Summary = []web.Row{{Label: "progress", Value: fmt.Sprintf("%.0f%%", 100*v.Progress)}}

@@ -1,7 +1,9 @@
-// Package server is cclab's lab server: the run manager, the REST API and
-// the WebSocket stream of live runs (scenarios/scenario-format.md, "REST
-// and WebSocket"). It knows the engine only through sim, scenarios and the
-// report writers, and keeps everything in a store.DB.
+// Package server is cclab's lab server over HTTP: the REST API, the
+// WebSocket stream of runs and the pages (scenarios/scenario-format.md,
+// "REST and WebSocket", "Pages"). Runs themselves, from submission to
+// stored result, belong to the runs package (server/runs); this package
+// turns requests into its calls and its errors into status codes, and
+// reads finished results from the store.
 package server
 
 import (
@@ -21,8 +23,15 @@ import (
 	"github.com/gorilla/websocket"
 
 	"cclab/scenarios"
+	"cclab/server/runs"
 	"cclab/store"
 )
+
+// Limits is the admission control of runs (runs.Limits).
+type Limits = runs.Limits
+
+// DefaultLimits are limits for a class server: see runs.DefaultLimits.
+func DefaultLimits() Limits { return runs.DefaultLimits() }
 
 // Config holds the server's settings. The zero value of a field means its
 // default (see withDefaults).
@@ -148,7 +157,7 @@ type Server struct {
 	cfg      Config
 	db       *store.DB
 	log      *slog.Logger
-	mgr      *Manager
+	mgr      *runs.Manager
 	library  map[string]string // library name -> scenario id
 	libNames map[string]string // scenario id -> library name
 	upgrader websocket.Upgrader
@@ -157,9 +166,9 @@ type Server struct {
 	cards    cardCache    // scenario cards of the home page
 }
 
-// New prepares a server on db: it stores the built-in scenarios, marks runs
-// a previous process left unfinished as interrupted, and applies the
-// retention limits.
+// New prepares a server on db: it stores the built-in scenarios and starts
+// the run manager (which marks runs a previous process left unfinished as
+// interrupted, and applies the retention limits).
 func New(ctx context.Context, db *store.DB, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, db: db, log: cfg.Log, library: map[string]string{}, libNames: map[string]string{}}
@@ -175,15 +184,13 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Server, error) {
 		s.library[e.ID] = sc.ID
 		s.libNames[sc.ID] = e.ID
 	}
-	ids, err := db.MarkInterrupted(ctx)
+	mgr, err := runs.New(ctx, db, runs.Config{Concurrency: cfg.Concurrency, MaxQueue: cfg.MaxQueue,
+		ClientRuns: cfg.ClientRuns, Limits: cfg.Limits, MaxRuns: cfg.MaxRuns, MaxDBBytes: cfg.MaxDBBytes,
+		FlushEvery: cfg.FlushEvery, ProgressEvery: cfg.FrameEvery, CodeVersion: cfg.CodeVersion, Log: cfg.Log})
 	if err != nil {
-		return nil, fmt.Errorf("marking unfinished runs: %w", err)
+		return nil, err
 	}
-	if len(ids) > 0 {
-		s.log.Warn("runs left unfinished by the previous process are now interrupted", "runs", ids)
-	}
-	s.mgr = newManager(cfg, db, s.log)
-	s.mgr.prune()
+	s.mgr = mgr
 	s.upgrader = websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 64 << 10,
 		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
 			s.writeError(w, r, errorf(status, "", "WebSocket handshake: %v", reason))
@@ -198,7 +205,7 @@ func (s *Server) Handler() http.Handler { return s.router }
 // Shutdown stops accepting runs, lets running ones finish until ctx ends,
 // then stops them; their results so far are stored and they are marked
 // interrupted, as are runs still queued.
-func (s *Server) Shutdown(ctx context.Context) { s.mgr.shutdown(ctx) }
+func (s *Server) Shutdown(ctx context.Context) { s.mgr.Shutdown(ctx) }
 
 // ListenAndServe serves on addr until ctx is cancelled, then shuts down
 // gracefully: no new connections, up to grace for running runs to finish,

@@ -1,13 +1,13 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"time"
 
 	"github.com/gorilla/websocket"
 
+	"cclab/server/runs"
 	"cclab/store"
 )
 
@@ -62,11 +62,12 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 			"%d viewers are connected, this server's limit (max-viewers); try again later", max))
 		return
 	}
-	h, err := s.mgr.viewHub(r.Context(), run.ID, s.storedHub)
+	h, err := s.mgr.Watch(r.Context(), run.ID)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	defer s.mgr.Unwatch(run.ID, h)
 	conn, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered
@@ -75,65 +76,11 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	defer s.viewers.Add(-1)
 	defer conn.Close()
 	s.stream(conn, h, run)
-	s.mgr.leftHub(run.ID, h)
-}
-
-// storedHub builds a hub holding a finished run's decimated history.
-func (s *Server) storedHub(ctx context.Context, id string) (*hub, error) {
-	run, err := s.db.GetRun(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	h := newHub(run.BucketPS)
-	series, err := s.db.Series(ctx, id, store.SeriesQuery{Level: 1})
-	if err != nil {
-		return nil, err
-	}
-	keys, err := s.db.SeriesKeys(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	for _, k := range keys {
-		for len(h.keys) <= k.Index {
-			h.keys = append(h.keys, seriesKey{Index: len(h.keys)})
-			h.pts = append(h.pts, nil)
-		}
-		h.keys[k.Index] = seriesKey{Index: k.Index, Metric: k.Metric, Entity: k.Entity}
-	}
-	for _, sr := range series {
-		if sr.Index >= len(h.pts) {
-			continue
-		}
-		pts := make([]point, len(sr.T))
-		for j := range sr.T {
-			pts[j] = point{sr.T[j], sr.V[j]}
-		}
-		h.pts[sr.Index] = pts
-	}
-	evs, err := s.db.RunEvents(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range evs {
-		h.changes = append(h.changes, changeFromEvent(e))
-	}
-	h.progress = progressMsg{Type: "progress", Status: run.Status, Progress: run.Progress.Fraction,
-		SimNs: float64(run.Progress.SimPS) / 1e3, Events: run.Progress.Events, WallSeconds: run.Progress.WallSeconds,
-		Speed: speedJSON(run.Speed)}
-	if run.Progress.WallSeconds > 0 {
-		h.progress.EventsPerSecond = float64(run.Progress.Events) / run.Progress.WallSeconds
-	}
-	f := finalMsg{Type: "done", Status: run.Status, Error: run.Error, Summary: run.Summary}
-	if run.Status == store.StatusFailed {
-		f.Type = "failed"
-	}
-	h.final = &f
-	return h, nil
 }
 
 // stream is the one writer of conn; a reader goroutine answers pings and
 // passes replay requests.
-func (s *Server) stream(conn *websocket.Conn, h *hub, run *store.Run) {
+func (s *Server) stream(conn *websocket.Conn, h *runs.Hub, run *store.Run) {
 	log := s.log.With("run", run.ID, "viewer", conn.RemoteAddr().String())
 	pongWait := 3 * s.cfg.PingEvery
 	closed := make(chan struct{})
@@ -163,8 +110,8 @@ func (s *Server) stream(conn *websocket.Conn, h *hub, run *store.Run) {
 		}
 	}()
 
-	v := h.join()
-	defer h.leave(v)
+	v := h.Join()
+	defer h.Leave(v)
 	write := func(msg any) bool {
 		conn.SetWriteDeadline(time.Now().Add(s.cfg.WriteWait))
 		if err := conn.WriteJSON(msg); err != nil {
@@ -179,18 +126,12 @@ func (s *Server) stream(conn *websocket.Conn, h *hub, run *store.Run) {
 	}
 	ping := time.NewTicker(s.cfg.PingEvery)
 	defer ping.Stop()
-	cur := &cursor{}
-	tMax := maxTime
+	cur := &runs.Cursor{}
+	tMax := runs.MaxTime
 	var replayStart time.Time
 	var replaySpeed float64 // simulated µs per wall second; 0: live, or replay at once
 	var last time.Time
 	var buf []byte
-	wake := func() {
-		select {
-		case v.notify <- struct{}{}:
-		default:
-		}
-	}
 	for {
 		select {
 		case <-closed:
@@ -214,14 +155,14 @@ func (s *Server) stream(conn *websocket.Conn, h *hub, run *store.Run) {
 				}
 				continue
 			}
-			if !write(replayMsg{Type: "replay", Speed: speedJSON(speed)}) {
+			if !write(replayMsg{Type: "replay", Speed: runs.SpeedJSON(speed)}) {
 				return
 			}
-			cur, replaySpeed, replayStart, tMax = &cursor{}, speed, time.Now(), maxTime
+			cur, replaySpeed, replayStart, tMax = &runs.Cursor{}, speed, time.Now(), runs.MaxTime
 			if speed > 0 {
 				tMax = 0
 			}
-		case <-v.notify:
+		case <-v.C():
 		}
 		// at most one frame per FrameEvery
 		if wait := s.cfg.FrameEvery - time.Since(last); wait > 0 {
@@ -233,38 +174,35 @@ func (s *Server) stream(conn *websocket.Conn, h *hub, run *store.Run) {
 			case <-t.C:
 			}
 		}
-		if replaySpeed > 0 && tMax != maxTime {
+		if replaySpeed > 0 && tMax != runs.MaxTime {
 			tMax = int64(replaySpeed * 1e6 * time.Since(replayStart).Seconds())
-			h.mu.Lock()
-			endPS := int64(h.progress.SimNs*1e3) + run.BucketPS
-			h.mu.Unlock()
-			if tMax >= endPS {
-				tMax = maxTime
+			if endPS := int64(h.Progress().SimNs*1e3) + run.BucketPS; tMax >= endPS {
+				tMax = runs.MaxTime
 			}
 		}
-		f := h.next(cur, tMax, s.cfg.FramePoints)
+		f := h.Next(cur, tMax, s.cfg.FramePoints)
 		last = time.Now()
-		if f.samples != nil {
-			buf = appendSamples(buf[:0], f.samples)
+		if f.Samples != nil {
+			buf = appendSamples(buf[:0], f.Samples)
 			conn.SetWriteDeadline(time.Now().Add(s.cfg.WriteWait))
 			if err := conn.WriteMessage(websocket.TextMessage, buf); err != nil {
 				log.Debug("viewer dropped", "err", err)
 				return
 			}
 		}
-		for _, c := range f.changes {
+		for _, c := range f.Changes {
 			if !write(c) {
 				return
 			}
 		}
-		if f.progress != nil && !write(f.progress) {
+		if f.Progress != nil && !write(f.Progress) {
 			return
 		}
-		if f.final != nil && !write(f.final) {
+		if f.Final != nil && !write(f.Final) {
 			return
 		}
-		if f.more || (replaySpeed > 0 && tMax != maxTime) {
-			wake()
+		if f.More || (replaySpeed > 0 && tMax != runs.MaxTime) {
+			v.Wake()
 		}
 	}
 }

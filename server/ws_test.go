@@ -297,36 +297,3 @@ func TestWebSocketManyViewersOneStalled(t *testing.T) {
 	t.Logf("%d viewers each received %d points; frames per viewer: %d", viewers, stored, results[0].frames)
 	s.waitStatus(id, time.Second, "done")
 }
-
-// TestHubNeverBlocksOnViewers publishes far more often than a viewer that
-// never takes its notifications could take them: publish must not wait.
-func TestHubNeverBlocksOnViewers(t *testing.T) {
-	h := newHub(1000)
-	for range 10 {
-		h.join() // never drained
-	}
-	done := make(chan struct{})
-	go func() {
-		for i := range 100_000 {
-			h.publish([]seriesKey{{Index: 0, Metric: "queue_bytes", Entity: "p"}}, []livePoint{{0, int64(i), 1}}, nil)
-		}
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("publish blocked on viewers that do not read")
-	}
-	// a viewer that comes back gets everything, coalesced, within the budget
-	v := h.join()
-	<-v.notify
-	c := &cursor{}
-	f := h.next(c, maxTime, 60_000)
-	if f.samples == nil || f.samples.Points != 60_000 || !f.more {
-		t.Fatalf("first frame: %+v", f.samples)
-	}
-	f = h.next(c, maxTime, 60_000)
-	if f.samples.Points != 40_000 || f.more {
-		t.Fatalf("second frame: %d points, more %v", f.samples.Points, f.more)
-	}
-}

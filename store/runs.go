@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"cclab/sim"
 )
 
 // Run statuses. A run is queued, then running (possibly paused and resumed),
@@ -98,22 +100,13 @@ type RunFilter struct {
 	Limit, Offset int
 }
 
-// Flow is the result of one flow of a finished run.
-type Flow struct {
-	ID                                      int
-	Src, Dst                                string
-	Size, StartPS, FinishPS, FCTPS, IdealPS int64
-	Started, Finished                       bool
-	Algorithm                               string
-}
-
 // Finish is what FinishRun stores at the end of a run.
 type Finish struct {
 	Status, Error string    // Status must be terminal
 	At            time.Time // finished_at; zero: now
 	Progress      Progress
 	Chunks        []Chunk // the series' last chunks (Recorder.Flush(true))
-	Flows         []Flow
+	Flows         []sim.FlowResult
 	Summary       []byte // summary.json
 }
 
@@ -544,39 +537,40 @@ func (db *DB) FinishRun(ctx context.Context, runID string, f Finish) error {
 }
 
 // insertFlows inserts a run's flows, one row each.
-func insertFlows(ctx context.Context, tx *sql.Tx, rid int64, flows []Flow) error {
+func insertFlows(ctx context.Context, tx *sql.Tx, rid int64, flows []sim.FlowResult) error {
 	if len(flows) == 0 {
 		return nil
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO flows (run, id, src, dst, size, start_ps, finish_ps,
-		fct_ps, ideal_ps, started, finished, algorithm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		fct_ps, ideal_ps, started, finished, algorithm, tag, retx, timeouts)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, f := range flows {
-		if _, err := stmt.ExecContext(ctx, rid, f.ID, f.Src, f.Dst, f.Size, f.StartPS, f.FinishPS,
-			f.FCTPS, f.IdealPS, f.Started, f.Finished, f.Algorithm); err != nil {
+		if _, err := stmt.ExecContext(ctx, rid, f.ID, f.Src, f.Dst, f.Size, int64(f.Start), int64(f.Finish),
+			int64(f.FCT), int64(f.IdealFCT), f.Started, f.Finished, f.Algorithm, f.Tag, f.Retx, f.Timeouts); err != nil {
 			return fmt.Errorf("flow %d: %w", f.ID, err)
 		}
 	}
 	return nil
 }
 
-// Flows returns a finished run's flows by id.
-func (db *DB) Flows(ctx context.Context, runID string) ([]Flow, error) {
+// Flows returns a finished run's flows by id, as the engine reported them.
+func (db *DB) Flows(ctx context.Context, runID string) ([]sim.FlowResult, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT f.id, f.src, f.dst, f.size, f.start_ps, f.finish_ps,
-			f.fct_ps, f.ideal_ps, f.started, f.finished, f.algorithm
+			f.fct_ps, f.ideal_ps, f.started, f.finished, f.algorithm, f.tag, f.retx, f.timeouts
 		FROM flows f JOIN runs r ON r.rid = f.run WHERE r.id = ? ORDER BY f.id`, runID)
 	if err != nil {
 		return nil, fmt.Errorf("store: flows of run %s: %w", runID, err)
 	}
 	defer rows.Close()
-	var out []Flow
+	var out []sim.FlowResult
 	for rows.Next() {
-		var f Flow
-		if err := rows.Scan(&f.ID, &f.Src, &f.Dst, &f.Size, &f.StartPS, &f.FinishPS,
-			&f.FCTPS, &f.IdealPS, &f.Started, &f.Finished, &f.Algorithm); err != nil {
+		var f sim.FlowResult
+		if err := rows.Scan(&f.ID, &f.Src, &f.Dst, &f.Size, &f.Start, &f.Finish,
+			&f.FCT, &f.IdealFCT, &f.Started, &f.Finished, &f.Algorithm, &f.Tag, &f.Retx, &f.Timeouts); err != nil {
 			return nil, fmt.Errorf("store: flows of run %s: %w", runID, err)
 		}
 		out = append(out, f)

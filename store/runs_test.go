@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"cclab/sim"
 )
 
 func TestNewRunID(t *testing.T) {
@@ -340,9 +342,9 @@ func TestRunEvents(t *testing.T) {
 }
 
 // testFlows are flows with every field set, extremes included.
-var testFlows = []Flow{
-	{ID: 0, Src: "h0", Dst: "h1", Size: 1 << 20, StartPS: 0, FinishPS: 123456789, FCTPS: 123456789, IdealPS: 100000000, Started: true, Finished: true, Algorithm: "dcqcn"},
-	{ID: 1, Src: "h2", Dst: "h1", Size: math.MaxInt64, StartPS: -5, FinishPS: math.MinInt64, FCTPS: 0, IdealPS: 1, Started: true, Finished: false, Algorithm: "hpcc"},
+var testFlows = []sim.FlowResult{
+	{ID: 0, Src: "h0", Dst: "h1", Size: 1 << 20, Start: 0, Finish: 123456789, FCT: 123456789, IdealFCT: 100000000, Started: true, Finished: true, Algorithm: "dcqcn", Tag: "incast", Retx: 4096, Timeouts: 2},
+	{ID: 1, Src: "h2", Dst: "h1", Size: math.MaxInt64, Start: -5, Finish: math.MinInt64, FCT: 0, IdealFCT: 1, Started: true, Finished: false, Algorithm: "hpcc", Retx: math.MaxInt64, Timeouts: math.MaxInt32},
 	{ID: 7, Src: "", Dst: "é", Size: 0, Started: false, Finished: false, Algorithm: ""},
 }
 
@@ -468,7 +470,7 @@ func TestFinishRunIsOneTransaction(t *testing.T) {
 	chunks := recordSome(rec, 2, 100, true)
 	// Two flows with the same id: the second insert fails, and nothing of
 	// the finish may stay.
-	err := db.FinishRun(ctx, r.ID, Finish{Status: StatusDone, Chunks: chunks, Flows: []Flow{{ID: 1}, {ID: 1}}, Summary: []byte("{}")})
+	err := db.FinishRun(ctx, r.ID, Finish{Status: StatusDone, Chunks: chunks, Flows: []sim.FlowResult{{ID: 1}, {ID: 1}}, Summary: []byte("{}")})
 	if err == nil {
 		t.Fatal("FinishRun stored a duplicate flow")
 	}

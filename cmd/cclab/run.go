@@ -15,13 +15,15 @@ import (
 
 	"cclab/cc"
 	"cclab/scenarios"
+	"cclab/server/runs"
 	"cclab/sim"
 	"cclab/sim/report"
 )
 
-// loadScenario reads a scenario file and applies the command-line overrides
-// in the order --seed, --algo, --set.
-func loadScenario(path string, seed string, algo string, sets []string) (*scenarios.Scenario, error) {
+// loadScenario reads a scenario file, applies the command-line overrides
+// in the order --seed, --algo, --set, and compiles it (parsed, validated
+// and built once, as the server does; the CLI has no admission limits).
+func loadScenario(path string, seed string, algo string, sets []string) (*runs.Compiled, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -45,23 +47,21 @@ func loadScenario(path string, seed string, algo string, sets []string) (*scenar
 			return nil, err
 		}
 	}
-	return scenarios.Parse(data)
+	return runs.Compile(data, runs.Limits{}, "")
 }
 
 // printInvalid prints every validation problem, one per line, as
 // "FILE: field: message"; other errors are returned as they are.
 func printInvalid(w io.Writer, path string, err error) error {
-	var se *scenarios.Error
-	var fe *sim.FieldError
-	switch {
-	case errors.As(err, &se):
-		for _, e := range se.Errors {
-			fmt.Fprintf(w, "%s: %s: %s\n", path, e.Field, e.Error)
-		}
-	case errors.As(err, &fe):
-		fmt.Fprintf(w, "%s: %s: %s\n", path, fe.Field, fe.Msg)
-	default:
+	var re *runs.Error
+	if !errors.As(err, &re) {
+		re, _ = runs.InvalidScenario(err, "").(*runs.Error)
+	}
+	if re == nil || re.Kind != runs.Invalid {
 		return err
+	}
+	for _, e := range re.Errors {
+		fmt.Fprintf(w, "%s: %s: %s\n", path, e.Field, e.Msg)
 	}
 	return errInvalid
 }
@@ -76,17 +76,12 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return &usageError{"want exactly one scenario file"}
 	}
-	scen, err := loadScenario(pos[0], "", "", nil)
+	c, err := loadScenario(pos[0], "", "", nil)
 	if err != nil {
 		return printInvalid(stderr, pos[0], err)
 	}
-	cfg, _, err := scenarios.Build(scen)
-	if err != nil {
-		return printInvalid(stderr, pos[0], err)
-	}
-	if _, err := sim.New(*cfg); err != nil {
-		return printInvalid(stderr, pos[0], err)
-	}
+	c.Release()
+	cfg := c.Config
 	fmt.Fprintf(stdout, "%s: ok (%d nodes, %d links, %d flows)\n", pos[0], len(cfg.Nodes), len(cfg.Links), len(cfg.Flows))
 	return nil
 }
@@ -136,7 +131,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *out == "" {
 		return &usageError{"--out DIR is required"}
 	}
-	scen, err := loadScenario(pos[0], *seed, *algo, sets)
+	c, err := loadScenario(pos[0], *seed, *algo, sets)
 	if err != nil {
 		return printInvalid(stderr, pos[0], err)
 	}
@@ -144,7 +139,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *quiet {
 		progress = nil
 	}
-	sum, err := runToDir(ctx, scen, *out, progress)
+	sum, err := runToDir(ctx, c, *out, progress)
 	if err != nil && !errors.Is(err, errInterrupted) {
 		return printInvalid(stderr, pos[0], err)
 	}
@@ -154,19 +149,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return err
 }
 
-// runToDir simulates a scenario, streaming series.csv, and writes flows.csv
-// and summary.json when the run ends or ctx is cancelled (the files then
-// cover the simulated time reached, and errInterrupted is returned).
-func runToDir(ctx context.Context, scen *scenarios.Scenario, dir string, progress io.Writer) (*report.Summary, error) {
-	canon, err := scen.Canonical()
-	if err != nil {
-		return nil, err
-	}
-	cfg, _, err := scenarios.Build(scen)
-	if err != nil {
-		return nil, err
-	}
-	s, err := sim.New(*cfg)
+// runToDir simulates a compiled scenario, streaming series.csv, and writes
+// flows.csv and summary.json when the run ends or ctx is cancelled (the
+// files then cover the simulated time reached, and errInterrupted is
+// returned).
+func runToDir(ctx context.Context, c *runs.Compiled, dir string, progress io.Writer) (*report.Summary, error) {
+	s, err := c.Engine()
 	if err != nil {
 		return nil, err
 	}
@@ -181,14 +169,18 @@ func runToDir(ctx context.Context, scen *scenarios.Scenario, dir string, progres
 	sw := report.NewSeriesWriter(seriesFile, s)
 	s.Subscribe(sw)
 
-	start := time.Now()
-	runErr := drive(ctx, s, progress, start)
-	wall := time.Since(start)
+	st := &cliStepper{ctx: ctx, progress: progress, start: time.Now()}
+	st.lastPrint = st.start
+	runErr := runs.Drive(s, st)
+	if runErr == nil {
+		runErr = st.finish(s)
+	}
+	wall := time.Since(st.start)
 	if runErr != nil && !errors.Is(runErr, errInterrupted) {
 		return nil, runErr
 	}
 	res := s.Result()
-	sum := report.Summarize(res, canon, wall)
+	sum := report.Summarize(res, c.Canonical, wall)
 	if err := sw.Flush(); err != nil {
 		return nil, fmt.Errorf("series.csv: %w", err)
 	}
@@ -204,37 +196,47 @@ func runToDir(ctx context.Context, scen *scenarios.Scenario, dir string, progres
 	return sum, runErr
 }
 
-// drive runs the simulation in slices of simulated time, printing a progress
-// line about twice a second, until it ends or ctx is cancelled.
-func drive(ctx context.Context, s *sim.Sim, progress io.Writer, start time.Time) error {
-	slice := 10 * sim.Microsecond
-	lastPrint := start
-	for !s.Done() {
-		if ctx.Err() != nil {
-			s.Stop()
-			if progress != nil {
-				fmt.Fprintln(progress)
-			}
-			return errInterrupted
-		}
-		t0 := time.Now()
-		if err := s.RunUntil(s.Now() + slice); err != nil {
-			return err
-		}
-		// aim at ~20 ms of wall time per slice so cancellation stays prompt
-		if d := time.Since(t0); d < 10*time.Millisecond && slice < sim.Second {
-			slice *= 2
-		} else if d > 40*time.Millisecond && slice > sim.Nanosecond {
-			slice /= 2
-		}
-		if progress != nil && time.Since(lastPrint) > 500*time.Millisecond {
-			lastPrint = time.Now()
-			printProgress(progress, s, time.Since(start))
-		}
+// cliStepper drives a run of the CLI (runs.Drive, the loop the server's
+// runs use): a progress line about twice a second, and Ctrl-C (ctx) stops
+// it at the next slice.
+type cliStepper struct {
+	ctx         context.Context
+	progress    io.Writer // nil: quiet
+	start       time.Time
+	lastPrint   time.Time
+	interrupted bool
+}
+
+func (c *cliStepper) Before(s *sim.Sim, proposed sim.Time) (sim.Time, bool) {
+	if c.ctx.Err() != nil {
+		c.interrupted = true
+		return 0, true
 	}
-	if progress != nil && time.Since(start) > 500*time.Millisecond {
-		printProgress(progress, s, time.Since(start))
-		fmt.Fprintln(progress)
+	return proposed, false
+}
+
+// Wait is never called: Before never holds a run back.
+func (c *cliStepper) Wait() {}
+
+func (c *cliStepper) After(s *sim.Sim) {
+	if c.progress != nil && time.Since(c.lastPrint) > 500*time.Millisecond {
+		c.lastPrint = time.Now()
+		printProgress(c.progress, s, time.Since(c.start))
+	}
+}
+
+// finish ends the progress line and reports an interruption.
+func (c *cliStepper) finish(s *sim.Sim) error {
+	if c.interrupted {
+		s.Stop()
+		if c.progress != nil {
+			fmt.Fprintln(c.progress)
+		}
+		return errInterrupted
+	}
+	if c.progress != nil && time.Since(c.start) > 500*time.Millisecond {
+		printProgress(c.progress, s, time.Since(c.start))
+		fmt.Fprintln(c.progress)
 	}
 	return nil
 }

@@ -83,6 +83,43 @@ func WriteFlows(w io.Writer, r *sim.Result) error {
 	return bw.Flush()
 }
 
+// FlowRow is one flows.csv row in JSON (the REST export): the same
+// columns, times in nanoseconds, and null where the CSV cell is empty.
+type FlowRow struct {
+	FlowID     int      `json:"flow_id"`
+	Src        string   `json:"src"`
+	Dst        string   `json:"dst"`
+	SizeBytes  int64    `json:"size_bytes"`
+	StartNs    *float64 `json:"start_ns"`
+	FinishNs   *float64 `json:"finish_ns"`
+	FCTNs      *float64 `json:"fct_ns"`
+	IdealFCTNs float64  `json:"ideal_fct_ns"`
+	Slowdown   *float64 `json:"slowdown"`
+	CC         string   `json:"cc"`
+}
+
+// FlowRows are flows as the rows WriteFlows writes.
+func FlowRows(flows []sim.FlowResult) []FlowRow {
+	ns := func(t sim.Time) *float64 {
+		v := float64(t) / 1e3
+		return &v
+	}
+	out := make([]FlowRow, len(flows))
+	for i, f := range flows {
+		j := FlowRow{FlowID: f.ID, Src: f.Src, Dst: f.Dst, SizeBytes: f.Size, IdealFCTNs: float64(f.IdealFCT) / 1e3, CC: f.Algorithm}
+		if f.Started || f.Start >= 0 {
+			j.StartNs = ns(f.Start)
+		}
+		if f.Finished {
+			j.FinishNs, j.FCTNs = ns(f.Finish), ns(f.FCT)
+			sd := float64(f.FCT) / float64(f.IdealFCT)
+			j.Slowdown = &sd
+		}
+		out[i] = j
+	}
+	return out
+}
+
 // SeriesWriter is a sim.Observer that streams series.csv rows.
 type SeriesWriter struct {
 	s   *sim.Sim
@@ -161,7 +198,7 @@ type QueueStats struct {
 
 // Summary is summary.json.
 type Summary struct {
-	Scenario          json.RawMessage       `json:"scenario"`
+	Scenario          json.RawMessage       `json:"scenario,omitempty"`
 	WallSeconds       float64               `json:"wall_seconds"`
 	SimSeconds        float64               `json:"sim_seconds"`
 	Events            uint64                `json:"events"`

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,6 +117,38 @@ func TestVocabulary(t *testing.T) {
 		s := sum.FCTSlowdownBySize[i]
 		if b.Lo != s.Lo || (b.Hi == nil) != (s.Hi == nil) || (b.Hi != nil && *b.Hi != *s.Hi) || b.Label == "" {
 			t.Errorf("bucket %d: %+v, summary %+v", i, b, s)
+		}
+	}
+}
+
+// FlowRows are the rows of flows.csv: every cell of the CSV is the JSON
+// value (times and FCTs in ns), and an empty cell is a null.
+func TestFlowRowsMatchCSV(t *testing.T) {
+	flows := []sim.FlowResult{
+		{ID: 0, Src: "h0", Dst: "h1", Size: 5_000, Start: 1500, Finish: 21500, FCT: 20 * sim.Microsecond, IdealFCT: 10 * sim.Microsecond, Finished: true, Started: true, Algorithm: "hpcc"},
+		{ID: 1, Src: "h1", Dst: "h0", Size: 20_000_000, Start: 0, IdealFCT: 2 * sim.Millisecond, Started: true, Algorithm: "dcqcn"},
+		{ID: 2, Src: "h1", Dst: "h0", Size: 1, Start: -1, IdealFCT: sim.Microsecond, Algorithm: "none"},
+	}
+	var buf bytes.Buffer
+	if err := WriteFlows(&buf, &sim.Result{Flows: flows}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")[1:]
+	rows := FlowRows(flows)
+	if len(rows) != len(lines) {
+		t.Fatalf("%d rows, %d CSV lines", len(rows), len(lines))
+	}
+	num := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*v, 'f', -1, 64)
+	}
+	for i, r := range rows {
+		got := strings.Join([]string{strconv.Itoa(r.FlowID), r.Src, r.Dst, strconv.FormatInt(r.SizeBytes, 10),
+			num(r.StartNs), num(r.FinishNs), num(r.FCTNs), num(&r.IdealFCTNs), num(r.Slowdown), r.CC}, ",")
+		if got != lines[i] {
+			t.Errorf("row %d: %s\nCSV:   %s", i, got, lines[i])
 		}
 	}
 }

@@ -1,9 +1,8 @@
-package server
+package runs
 
 import (
 	"fmt"
 	"math"
-	"net/http"
 	"slices"
 
 	"cclab/sim"
@@ -46,8 +45,8 @@ func DefaultLimits() Limits {
 	}
 }
 
-// estimate computes the cost of a built scenario.
-func estimate(cfg *sim.Config) Cost {
+// Estimate computes the cost of a built scenario.
+func Estimate(cfg *sim.Config) Cost {
 	var c Cost
 	isHost := make([]bool, len(cfg.Nodes))
 	for i, n := range cfg.Nodes {
@@ -115,25 +114,26 @@ func estimate(cfg *sim.Config) Cost {
 	return c
 }
 
-// check refuses a run that exceeds a limit, naming the limit.
-func (l Limits) check(c Cost) *apiError {
+// Check refuses a run that exceeds a limit, naming the limit (nil: within
+// every limit).
+func (l Limits) Check(c Cost) *Error {
 	switch {
 	case l.MaxHosts > 0 && c.Hosts > l.MaxHosts:
-		return limitError(http.StatusUnprocessableEntity, "max-hosts", "topology",
+		return limited(Refused, "max-hosts", "topology",
 			"%d hosts exceed this server's limit of %d (max-hosts)", c.Hosts, l.MaxHosts)
 	case l.MaxFlows > 0 && c.Flows > l.MaxFlows:
-		return limitError(http.StatusUnprocessableEntity, "max-flows", "workload",
+		return limited(Refused, "max-flows", "workload",
 			"%d flows exceed this server's limit of %d (max-flows)", c.Flows, l.MaxFlows)
 	case l.MaxPackets > 0 && c.Packets > l.MaxPackets:
-		return limitError(http.StatusUnprocessableEntity, "max-packets", "workload",
+		return limited(Refused, "max-packets", "workload",
 			"an estimated %s data packets exceed this server's limit of %s (max-packets); lower the load, the sizes or the duration",
 			human(c.Packets), human(l.MaxPackets))
 	case l.MaxSimTime > 0 && c.SimSeconds*float64(sim.Second) > float64(l.MaxSimTime):
-		return limitError(http.StatusUnprocessableEntity, "max-sim-time", "duration",
+		return limited(Refused, "max-sim-time", "duration",
 			"%.6g s of simulated time exceed this server's limit of %.6g s (max-sim-time)",
 			c.SimSeconds, float64(l.MaxSimTime)/float64(sim.Second))
 	case l.MaxSamples > 0 && c.Samples > l.MaxSamples:
-		return limitError(http.StatusUnprocessableEntity, "max-samples", "telemetry",
+		return limited(Refused, "max-samples", "telemetry",
 			"an estimated %s telemetry samples exceed this server's limit of %s (max-samples); sample fewer queues or flows, or less often",
 			human(c.Samples), human(l.MaxSamples))
 	}
