@@ -1,6 +1,6 @@
 // Command cclab is the congestion-control lab: it runs scenarios headless
-// (run), serves the lab (serve), checks scenarios (validate) and lists the
-// algorithms (algorithms).
+// (run), serves the lab (serve), checks scenarios (validate), lists the
+// algorithms (algorithms) and reproduces the seeds' experiments (reproduce).
 package main
 
 import (
@@ -28,6 +28,10 @@ Usage:
       Check a scenario and print every problem with the field it is about.
   cclab algorithms [--json]
       List the congestion-control algorithms, their parameters and presets.
+  cclab reproduce [SEED|EXPERIMENT...] --out DIR [--quick] [--workers N] [--list]
+      Run the seeds' experiments (000 MPCC, 002 RCC, 003 QCN, 004 Dolce-RC; none named: all)
+      on every core and write report.md, report.json and one SVG per figure to DIR:
+      every number the paper states beside ours, with a verdict.
 
 The scenario format and the result files are described in the lab's
 scenario-format document (scenarios/scenario-format.md in the source tree).
@@ -62,6 +66,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdValidate(args[1:], stdout, stderr)
 	case "algorithms":
 		err = cmdAlgorithms(args[1:], stdout)
+	case "reproduce":
+		err = cmdReproduce(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
