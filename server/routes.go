@@ -56,6 +56,10 @@ func (s *Server) routes() chi.Router {
 		r.Get("/runs/{id}/summary.json", s.handleSummary)
 		r.Get("/runs/{id}/export.json", s.handleExport)
 		r.Get("/compare", s.handleCompare)
+		r.Get("/reproductions", s.handleListReproductions)
+		r.Post("/reproductions", s.handleCreateReproduction)
+		r.Get("/reproductions/{id}", s.handleGetReproduction)
+		r.Get("/reproductions/{id}/figures/{name}", s.handleReproductionFigure)
 	})
 	r.Get("/ws/runs/{id}", s.handleWS)
 	return r

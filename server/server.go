@@ -17,6 +17,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -157,6 +158,7 @@ type Server struct {
 	cfg      Config
 	db       *store.DB
 	log      *slog.Logger
+	reproMu  sync.Mutex // one reproduction of an experiment starts at a time
 	mgr      *runs.Manager
 	library  map[string]string // library name -> scenario id
 	libNames map[string]string // scenario id -> library name

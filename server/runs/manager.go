@@ -138,6 +138,10 @@ type Submission struct {
 	Compiled   *Compiled // the run's own scenario, overrides applied
 	Speed      float64   // simulated µs per wall second; 0: as fast as possible
 	Client     string    // for the per-client limit
+	// Batch marks a run submitted as part of a larger piece of work (a
+	// reproduction's runs): it counts against the queue limit but not the
+	// per-client one; the caller bounds how many batches it starts.
+	Batch bool
 }
 
 // Submit admits a run (shutdown, per-client and queue limits), stores it as
@@ -151,7 +155,7 @@ func (m *Manager) Submit(ctx context.Context, sub Submission) (*store.Run, error
 		return nil, c.Refused
 	}
 	m.mu.Lock()
-	err := m.admitLocked(sub.Client)
+	err := m.admitLocked(sub.Client, sub.Batch)
 	m.mu.Unlock()
 	if err != nil {
 		return nil, err
@@ -168,12 +172,16 @@ func (m *Manager) Submit(ctx context.Context, sub Submission) (*store.Run, error
 	if err := m.db.CreateRun(context.WithoutCancel(ctx), rec); err != nil {
 		return nil, fmt.Errorf("storing the run: %w", err)
 	}
-	r := &run{id: rec.ID, client: sub.Client, compiled: c, scenario: c.Canonical, params: params,
+	client := sub.Client
+	if sub.Batch {
+		client = "batch:" + client // not counted against the client
+	}
+	r := &run{id: rec.ID, client: client, compiled: c, scenario: c.Canonical, params: params,
 		speed: sub.Speed, bucketPS: bucket, hub: newHub(bucket), ops: make(chan op, 16),
 		started: make(chan struct{}), done: make(chan struct{})}
 	r.hub.progress = Progress{Type: "progress", Status: store.StatusQueued, FlowsTotal: len(c.Config.Flows), Speed: SpeedJSON(sub.Speed)}
 	m.mu.Lock()
-	if err := m.admitLocked(sub.Client); err != nil {
+	if err := m.admitLocked(sub.Client, sub.Batch); err != nil {
 		m.mu.Unlock()
 		if derr := m.db.DeleteRun(context.WithoutCancel(ctx), rec.ID); derr != nil {
 			m.log.Error("deleting a refused run", "run", rec.ID, "err", derr)
@@ -193,11 +201,11 @@ func (m *Manager) Submit(ctx context.Context, sub Submission) (*store.Run, error
 }
 
 // admitLocked checks the shutdown, the client's limit and the queue's.
-func (m *Manager) admitLocked(client string) error {
+func (m *Manager) admitLocked(client string, batch bool) error {
 	if m.closed {
 		return errorf(Unavailable, "", "the server is shutting down")
 	}
-	if m.cfg.ClientRuns > 0 {
+	if m.cfg.ClientRuns > 0 && !batch {
 		n := 0
 		for _, r := range m.live {
 			if r.client == client {
