@@ -125,6 +125,9 @@ func Execute(ctx context.Context, exps []*Experiment, opt Options) (*Report, err
 			jobs = append(jobs, job{i, r})
 		}
 	}
+	if len(jobs) == 0 {
+		return nil, ErrNoRuns
+	}
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

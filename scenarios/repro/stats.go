@@ -23,17 +23,6 @@ func meanOver(s Series, from, to float64) float64 {
 	return sum / float64(n)
 }
 
-// maxOver is the largest value with from ≤ t < to.
-func maxOver(s Series, from, to float64) float64 {
-	m := math.NaN()
-	for i, t := range s.T {
-		if t >= from && t < to && !(s.V[i] <= m) {
-			m = s.V[i]
-		}
-	}
-	return m
-}
-
 // onset is the first time the series is above zero (+Inf if never).
 func onset(s Series) float64 {
 	for i, v := range s.V {
