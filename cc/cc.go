@@ -153,14 +153,32 @@ type Sender interface {
 	// OnAck is called for every ACK and NACK, except the one that
 	// acknowledges the last byte: that one finishes the flow.
 	OnAck(env Env, a *Ack)
-	// OnCNP is called for a congestion notification packet that arrived on
-	// its own (not flagged on an ACK).
-	OnCNP(env Env)
-	OnTimer(env Env, slot int)
-	OnQCN(env Env, fb QCNFeedback)
 	// SetParam changes a parameter while the run is live; the new value
 	// takes effect at once (e.g. a new window is applied through env).
 	SetParam(env Env, name string, v float64) error
+}
+
+// The rarer events have their own small interfaces: a sender implements
+// only those it reacts to. The engine looks for them once, when it makes
+// the sender; an event for a sender without its hook is dropped.
+
+// CNPHandler is implemented by senders that react to a congestion
+// notification packet arriving on its own (not flagged on an ACK):
+// DCQCN and Dolce-RC.
+type CNPHandler interface {
+	OnCNP(env Env)
+}
+
+// TimerHandler is implemented by senders that arm timers (Env.SetTimer):
+// OnTimer is called when slot's timer fires.
+type TimerHandler interface {
+	OnTimer(env Env, slot int)
+}
+
+// QCNHandler is implemented by senders that take QCN's quantized feedback
+// from a congestion point.
+type QCNHandler interface {
+	OnQCN(env Env, fb QCNFeedback)
 }
 
 // Sampler is implemented by senders whose gauges change between events (a

@@ -230,16 +230,13 @@ func (d *dcqcn) OnAck(env Env, a *Ack) {
 	}
 }
 
-func (d *dcqcn) OnCNP(env Env)                { d.cnp(env) }
-func (d *dcqcn) OnQCN(env Env, _ QCNFeedback) {}
+func (d *dcqcn) OnCNP(env Env) { d.cnp(env) }
 
 func (d *dcqcn) OnTimer(env Env, slot int) {
 	now := env.Now()
 	switch slot {
 	case dcqcnDecrease:
-		d.decPending = false
-		d.decNext = now + d.tDec // the check reschedules itself (ScheduleDecreaseRateMlx)
-		if !d.decCNP {
+		if !d.decreaseDue(now) {
 			return
 		}
 		d.catchUp(now)
@@ -248,10 +245,7 @@ func (d *dcqcn) OnTimer(env Env, slot int) {
 			d.target = d.rate
 		}
 		d.rate = math.Max(d.minRate, d.rate*(1-d.alpha/2))
-		d.stage = 0
-		d.decCNP = false
-		env.SetTimer(dcqcnIncrease, now+d.tInc)
-		d.apply(env)
+		d.decreased(env, now)
 	case dcqcnIncrease:
 		env.SetTimer(dcqcnIncrease, now+d.tInc)
 		switch {
@@ -265,6 +259,25 @@ func (d *dcqcn) OnTimer(env Env, slot int) {
 		d.stage++
 		d.apply(env)
 	}
+}
+
+// decreaseDue is the decrease check's bookkeeping (the check reschedules
+// itself, ScheduleDecreaseRateMlx): it says whether a CNP arrived since
+// the last check, so that the rate is cut now. DCQCN and Dolce-RC share
+// it and differ only in the cut.
+func (d *dcqcn) decreaseDue(now Time) bool {
+	d.decPending = false
+	d.decNext = now + d.tDec
+	return d.decCNP
+}
+
+// decreased ends a cut: fast recovery starts over and the increase timer
+// is armed from now.
+func (d *dcqcn) decreased(env Env, now Time) {
+	d.stage = 0
+	d.decCNP = false
+	env.SetTimer(dcqcnIncrease, now+d.tInc)
+	d.apply(env)
 }
 
 // OnSample reports alpha as of now without applying the ticks, so that the

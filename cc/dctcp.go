@@ -127,10 +127,6 @@ func (d *dctcp) OnAck(env Env, a *Ack) {
 	}
 }
 
-func (d *dctcp) OnCNP(Env)              {}
-func (d *dctcp) OnQCN(Env, QCNFeedback) {}
-func (d *dctcp) OnTimer(Env, int)       {}
-
 func (d *dctcp) SetParam(env Env, name string, v float64) error {
 	if !d.set(name, v) {
 		return fmt.Errorf("dctcp has no parameter %q", name)

@@ -287,19 +287,15 @@ func (d *dolce) OnTimer(env Env, slot int) {
 		return
 	}
 	now := env.Now()
-	d.decPending = false
-	d.decNext = now + d.tDec
-	if !d.decCNP {
+	if !d.decreaseDue(now) {
 		return
 	}
-	// the revised cut (eqs. 1, 2) with the arm in force
+	// the revised cut (eqs. 1, 2) with the arm in force, in place of
+	// DCQCN's; the check's bookkeeping and what follows a cut are DCQCN's
 	arm := d.l.arm
 	d.target = math.Min(d.beta[arm]*d.rate, d.lineRate)
 	d.rate = math.Max(d.minRate, d.rate*(1-d.alpha[arm]/2))
-	d.stage = 0
-	d.decCNP = false
-	env.SetTimer(dcqcnIncrease, now+d.tInc)
-	d.apply(env)
+	d.decreased(env, now)
 }
 
 func (d *dolce) OnSample(env Env) {

@@ -230,10 +230,6 @@ func (d *dolcePlus) complete(env Env, m *dolcePlusMsg) {
 	env.Event(dolcePlusSeriesPick, float64(d.l.bandit.Select()))
 }
 
-func (d *dolcePlus) OnCNP(Env)              {}
-func (d *dolcePlus) OnQCN(Env, QCNFeedback) {}
-func (d *dolcePlus) OnTimer(Env, int)       {}
-
 func (d *dolcePlus) OnSample(env Env) { env.Gauge(dolcePlusSeriesArm, float64(d.arm)) }
 
 func (d *dolcePlus) SetParam(env Env, name string, v float64) error {

@@ -50,7 +50,7 @@ func (e *scriptEnv) fire(t *testing.T, s Sender, slot int) {
 	}
 	e.now = at
 	delete(e.timers, slot)
-	s.OnTimer(e, slot)
+	s.(TimerHandler).OnTimer(e, slot)
 }
 
 // resolve returns an algorithm's parameters at a line rate, with overrides.

@@ -219,10 +219,6 @@ func (h *hpcc) step(rc, u float64, stage int) (float64, int) {
 	return clamp(rate, h.minRate, h.lineRate), stage
 }
 
-func (h *hpcc) OnCNP(Env)              {}
-func (h *hpcc) OnQCN(Env, QCNFeedback) {}
-func (h *hpcc) OnTimer(Env, int)       {}
-
 func (h *hpcc) SetParam(env Env, name string, v float64) error {
 	if !h.set(name, v) {
 		return fmt.Errorf("hpcc has no parameter %q", name)

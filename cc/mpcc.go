@@ -382,10 +382,6 @@ func (m *mpcc) empty(env Env, hops []IntHop) {
 	}
 }
 
-func (m *mpcc) OnCNP(Env)              {}
-func (m *mpcc) OnQCN(Env, QCNFeedback) {}
-func (m *mpcc) OnTimer(Env, int)       {}
-
 func (m *mpcc) SetParam(env Env, name string, v float64) error {
 	if !m.set(name, v) {
 		return fmt.Errorf("mpcc has no parameter %q", name)

@@ -45,10 +45,7 @@ func (s *noneSender) Start(env Env) {
 	env.SetWindow(s.window())
 }
 
-func (s *noneSender) OnAck(Env, *Ack)        {}
-func (s *noneSender) OnCNP(Env)              {}
-func (s *noneSender) OnTimer(Env, int)       {}
-func (s *noneSender) OnQCN(Env, QCNFeedback) {}
+func (s *noneSender) OnAck(Env, *Ack) {}
 
 func (s *noneSender) SetParam(env Env, name string, v float64) error {
 	if name != "windowBDPs" {

@@ -376,7 +376,6 @@ func (r *qcnRP) increase(env Env) {
 }
 
 func (r *qcnRP) OnAck(Env, *Ack) {}
-func (r *qcnRP) OnCNP(Env)       {}
 
 func (r *qcnRP) SetParam(env Env, name string, v float64) error {
 	if !r.set(name, v) {

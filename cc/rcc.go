@@ -175,10 +175,6 @@ func (s *rccSender) OnAck(env Env, a *Ack) {
 	}
 }
 
-func (s *rccSender) OnCNP(Env)              {}
-func (s *rccSender) OnQCN(Env, QCNFeedback) {}
-func (s *rccSender) OnTimer(Env, int)       {}
-
 func (s *rccSender) SetParam(env Env, name string, v float64) error {
 	if _, ok := rccAlgorithm0.FindParam(name); !ok {
 		return fmt.Errorf("rcc has no parameter %q", name)

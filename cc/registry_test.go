@@ -80,7 +80,9 @@ func TestNone(t *testing.T) {
 		t.Fatalf("start: rate %d window %d", env.rate, env.window)
 	}
 	s.OnAck(env, &Ack{ECNMarked: 5, CNP: true})
-	s.OnCNP(env)
+	if _, ok := s.(CNPHandler); ok {
+		t.Fatal("none handles CNPs")
+	}
 	if env.rate != Unlimited || env.window != 153_000 {
 		t.Fatal("none reacted to congestion signals")
 	}

@@ -162,10 +162,6 @@ func (t *timely) update(env Env, rtt Time) {
 	t.apply(env)
 }
 
-func (t *timely) OnCNP(Env)              {}
-func (t *timely) OnQCN(Env, QCNFeedback) {}
-func (t *timely) OnTimer(Env, int)       {}
-
 func (t *timely) SetParam(env Env, name string, v float64) error {
 	if !t.set(name, v) {
 		return fmt.Errorf("timely has no parameter %q", name)

@@ -224,6 +224,9 @@ type flowState struct {
 	sender                 cc.Sender
 	sendObs                cc.SendObserver
 	sampler                cc.Sampler
+	onCNP                  cc.CNPHandler
+	onQCN                  cc.QCNHandler
+	onTimer                cc.TimerHandler
 	env                    *flowEnv
 	timers                 [cc.MaxTimers]timerSlot
 	rtoGen                 uint32

@@ -179,8 +179,12 @@ func (s *Sim) startFlow(id int32) {
 	}
 	s.bindFlow(f)
 	f.sender = a.spec.Algo.NewSender(info, a.params)
+	// the optional hooks, looked up once (nil: the sender has none)
 	f.sendObs, _ = f.sender.(cc.SendObserver)
 	f.sampler, _ = f.sender.(cc.Sampler)
+	f.onCNP, _ = f.sender.(cc.CNPHandler)
+	f.onQCN, _ = f.sender.(cc.QCNHandler)
+	f.onTimer, _ = f.sender.(cc.TimerHandler)
 	f.sender.Start(f.env)
 	f.dirty = false
 	s.tel.flowStarted(s, id)
@@ -470,7 +474,9 @@ func (s *Sim) hostReceive(id int32, pk *packet, pid int32) {
 		f := &s.flows[pk.flow]
 		s.consume(id, pk)
 		if f.state == flowActive {
-			f.sender.OnCNP(f.env)
+			if f.onCNP != nil {
+				f.onCNP.OnCNP(f.env)
+			}
 			s.afterCC(f)
 		}
 	case pktQCN:
@@ -478,7 +484,9 @@ func (s *Sim) hostReceive(id int32, pk *packet, pid int32) {
 		fb := cc.QCNFeedback{Fb: int(pk.fb), Port: int32(pk.seq)}
 		s.consume(id, pk)
 		if f.state == flowActive {
-			f.sender.OnQCN(f.env, fb)
+			if f.onQCN != nil {
+				f.onQCN.OnQCN(f.env, fb)
+			}
 			s.afterCC(f)
 		}
 	case pktPFC:
@@ -648,7 +656,9 @@ func (s *Sim) onTimer(fid int32, arg uint32) {
 		return
 	}
 	t.armed = false
-	f.sender.OnTimer(f.env, slot)
+	if f.onTimer != nil {
+		f.onTimer.OnTimer(f.env, slot)
+	}
 	s.afterCC(f)
 }
 
