@@ -144,7 +144,7 @@ func waitJS(t *testing.T, ctx context.Context, js string, timeout time.Duration)
 		if time.Now().After(deadline) || !transient {
 			state, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({page: location.pathname,
 				data: Object.assign({}, document.body.dataset), status: (document.getElementById("status") || {}).textContent,
-				errors: (document.getElementById("form-errors") || {}).textContent, js: window.__errors || []})`))
+				errors: (document.getElementById("form-errors") || {}).textContent, js: document.documentElement.dataset.errors || ""})`))
 			t.Fatalf("waiting for %s: %v\npage state: %s", js, err, state)
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -169,7 +169,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // noErrors fails on a page error the scripts recorded.
 func noErrors(t *testing.T, ctx context.Context) {
 	t.Helper()
-	if errs := eval[string](t, ctx, `(window.__errors || []).join("\n")`); errs != "" {
+	if errs := eval[string](t, ctx, `document.documentElement.dataset.errors || ""`); errs != "" {
 		t.Fatalf("page errors:\n%s", errs)
 	}
 }

@@ -13,7 +13,8 @@ func TestEmbeddedAssets(t *testing.T) {
 		"vendor/uplot/LICENSE":           "MIT",
 		"vendor/htmx/htmx.min.js":        "htmx",
 		"vendor/htmx/LICENSE":            "Zero-Clause BSD",
-		"js/charts.js":                   "window.CCCharts",
+		"js/charts/index.js":             "export { timeChart }",
+		"js/common.js":                   "export async function api(",
 		"css/app.css":                    "body.large",
 	}
 	for name, marker := range want {

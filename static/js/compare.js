@@ -1,92 +1,93 @@
 // compare.js: overlaid charts of the compared runs: the largest queue of
 // any switch port and the total throughput over time, FCT slowdown by flow
 // size, and the switch queue CDF.
-(function () {
-  "use strict";
-  const ids = JSON.parse(document.getElementById("compare-data").textContent).runs.split(",").filter(Boolean);
+import { api } from "./common.js";
+import { cdfChart, sizeChart, timeChart } from "./charts/index.js";
+import { sizeLabels, unit } from "./vocabulary.js";
 
-  // combine folds the series of one metric into one: at each time, the
-  // largest (queues) or the sum (throughput).
-  function combine(series, how) {
-    const acc = new Map();
-    for (const s of series) {
-      for (let j = 0; j < s.t.length; j++) {
-        const v = s.v[j];
-        if (v === null) continue;
-        const cur = acc.get(s.t[j]);
-        acc.set(s.t[j], cur === undefined ? v : how === "max" ? Math.max(cur, v) : cur + v);
-      }
+const ids = JSON.parse(document.getElementById("compare-data").textContent).runs.split(",").filter(Boolean);
+
+// combine folds the series of one metric into one: at each time, the
+// largest (queues) or the sum (throughput).
+function combine(series, how) {
+  const acc = new Map();
+  for (const s of series) {
+    for (let j = 0; j < s.t.length; j++) {
+      const v = s.v[j];
+      if (v === null) continue;
+      const cur = acc.get(s.t[j]);
+      acc.set(s.t[j], cur === undefined ? v : how === "max" ? Math.max(cur, v) : cur + v);
     }
-    const t = Array.from(acc.keys()).sort((a, b) => a - b);
-    return { t, v: t.map((x) => acc.get(x)) };
   }
+  const t = Array.from(acc.keys()).sort((a, b) => a - b);
+  return { t, v: t.map((x) => acc.get(x)) };
+}
 
-  // while a compared run is queued or running, poll it, and reload once
-  // when every one has ended (a paused run does not keep the page busy)
-  const live = ["queued", "running"];
-  const pending = Array.from(document.querySelectorAll("#compare-table thead .badge")).some((b) => live.includes(b.textContent.trim()));
-  if (pending) {
-    const poll = async () => {
-      try {
-        const states = await Promise.all(ids.map((id) => CC.api("GET", "/api/runs/" + id).then((r) => r.status)));
-        if (!states.some((st) => live.includes(st))) { location.reload(); return; }
-      } catch (e) { /* try again */ }
-      setTimeout(poll, 2000);
-    };
+// while a compared run is queued or running, poll it, and reload once
+// when every one has ended (a paused run does not keep the page busy)
+const live = ["queued", "running"];
+const pending = Array.from(document.querySelectorAll("#compare-table thead .badge")).some((b) => live.includes(b.textContent.trim()));
+if (pending) {
+  const poll = async () => {
+    try {
+      const states = await Promise.all(ids.map((id) => api("GET", "/api/runs/" + id).then((r) => r.status)));
+      if (!states.some((st) => live.includes(st))) { location.reload(); return; }
+    } catch (e) { /* try again */ }
     setTimeout(poll, 2000);
-  }
+  };
+  setTimeout(poll, 2000);
+}
 
-  // algorithms "run with every algorithm" could not start
-  let refused = [];
-  try { refused = JSON.parse(sessionStorage.getItem("cclab-refused") || "[]"); } catch (e) { /* ignore */ }
-  sessionStorage.removeItem("cclab-refused");
-  if (refused.length) {
-    const p = document.createElement("p");
-    p.className = "notice";
-    p.id = "refused";
-    p.textContent = "Not run: " + refused.join("; ");
-    document.querySelector("h1").after(p);
-  }
+// algorithms "run with every algorithm" could not start
+let refused = [];
+try { refused = JSON.parse(sessionStorage.getItem("cclab-refused") || "[]"); } catch (e) { /* ignore */ }
+sessionStorage.removeItem("cclab-refused");
+if (refused.length) {
+  const p = document.createElement("p");
+  p.className = "notice";
+  p.id = "refused";
+  p.textContent = "Not run: " + refused.join("; ");
+  document.querySelector("h1").after(p);
+}
 
-  async function main() {
-    const runs = await Promise.all(ids.map((id) => CC.api("GET", "/api/runs/" + id)));
-    const label = (r) => r.algorithm + " " + r.id.slice(0, 6);
-    const queue = CCCharts.timeChart(document.getElementById("cmp-queue"), { title: "Largest switch-port queue", unit: "bytes" });
-    const tput = CCCharts.timeChart(document.getElementById("cmp-tput"), { title: "Total throughput", unit: "bps" });
-    const sizes = [];
-    const cdfs = [];
-    for (const r of runs) {
-      // switch ports: those whose node is not a host of the run
-      let hosts = new Set();
-      try {
-        const v = await CC.api("POST", "/api/scenarios/validate", r.scenario);
-        hosts = new Set(v.hosts || []);
-      } catch (e) { /* all ports then */ }
-      const q = await CC.api("GET", "/api/runs/" + r.id + "/series?level=1&metric=queue_bytes");
-      const qc = combine(q.series.filter((s) => !hosts.has(s.entity.split("->")[0])), "max");
-      queue.ensureSeries(label(r), label(r));
-      queue.append(label(r), qc.t, qc.v);
-      const th = await CC.api("GET", "/api/runs/" + r.id + "/series?level=1&metric=throughput_bps");
-      const tc = combine(th.series, "sum");
-      tput.ensureSeries(label(r), label(r));
-      tput.append(label(r), tc.t, tc.v);
-      const s = r.summary;
-      if (s && s.fct_slowdown_by_size) {
-        const pick = (k) => s.fct_slowdown_by_size.map((x) => (x.count > 0 ? x[k] : null));
-        sizes.push({ label: label(r), p50: pick("p50"), p95: pick("p95"), p99: pick("p99") });
-      }
-      if (s && s.switch_queues && s.switch_queues.cdf) cdfs.push({ label: label(r), points: s.switch_queues.cdf });
+async function main() {
+  const runs = await Promise.all(ids.map((id) => api("GET", "/api/runs/" + id)));
+  const label = (r) => r.algorithm + " " + r.id.slice(0, 6);
+  const queue = timeChart(document.getElementById("cmp-queue"), { title: "Largest switch-port queue", unit: unit("queue_bytes") });
+  const tput = timeChart(document.getElementById("cmp-tput"), { title: "Total throughput", unit: unit("throughput_bps") });
+  const sizes = [];
+  const cdfs = [];
+  for (const r of runs) {
+    // switch ports: those whose node is not a host of the run
+    let hosts = new Set();
+    try {
+      const v = await api("POST", "/api/scenarios/validate", r.scenario);
+      hosts = new Set(v.hosts || []);
+    } catch (e) { /* all ports then */ }
+    const q = await api("GET", "/api/runs/" + r.id + "/series?level=1&metric=queue_bytes");
+    const qc = combine(q.series.filter((s) => !hosts.has(s.entity.split("->")[0])), "max");
+    queue.ensureSeries(label(r), label(r));
+    queue.append(label(r), qc.t, qc.v);
+    const th = await api("GET", "/api/runs/" + r.id + "/series?level=1&metric=throughput_bps");
+    const tc = combine(th.series, "sum");
+    tput.ensureSeries(label(r), label(r));
+    tput.append(label(r), tc.t, tc.v);
+    const s = r.summary;
+    if (s && s.fct_slowdown_by_size) {
+      const pick = (k) => s.fct_slowdown_by_size.map((x) => (x.count > 0 ? x[k] : null));
+      sizes.push({ label: label(r), p50: pick("p50"), p95: pick("p95"), p99: pick("p99") });
     }
-    queue.redraw();
-    tput.redraw();
-    CCCharts.sizeChart(document.getElementById("cmp-sizes"), { title: "FCT slowdown by flow size" }).set(sizes);
-    CCCharts.cdfChart(document.getElementById("cmp-cdf"), { title: "Switch queue CDF", xUnit: "bytes", logX: true }).set(cdfs);
-    document.body.dataset.charts = "ready";
+    if (s && s.switch_queues && s.switch_queues.cdf) cdfs.push({ label: label(r), points: s.switch_queues.cdf });
   }
-  main().catch((e) => {
-    const p = document.createElement("p");
-    p.className = "errors";
-    p.textContent = "Could not load the runs: " + e.message;
-    document.getElementById("main").prepend(p);
-  });
-})();
+  queue.redraw();
+  tput.redraw();
+  sizeChart(document.getElementById("cmp-sizes"), { title: "FCT slowdown by flow size", buckets: sizeLabels() }).set(sizes);
+  cdfChart(document.getElementById("cmp-cdf"), { title: "Switch queue CDF", xUnit: "bytes", logX: true }).set(cdfs);
+  document.body.dataset.charts = "ready";
+}
+main().catch((e) => {
+  const p = document.createElement("p");
+  p.className = "errors";
+  p.textContent = "Could not load the runs: " + e.message;
+  document.getElementById("main").prepend(p);
+});

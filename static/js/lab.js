@@ -2,647 +2,551 @@
 // the scenario they edit (data-path, e.g. "topology.hostLink.rate"); the
 // scenario document is the editor's state, validated by the server on
 // every change, with each problem shown next to the field it names.
-(function () {
-  "use strict";
+import { api, copyText } from "./common.js";
+import { fmt } from "./charts/index.js";
+import { RunView } from "./runview.js";
+import { getPath, pruneEmpty, readInput, setPath, writeInput } from "./lab-fields.js";
 
-  const $ = (sel, root) => (root || document).querySelector(sel);
-  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+const $ = (sel, root) => (root || document).querySelector(sel);
+const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
 
-  // ---- paths: "workload[0].flows[1].size" ----
-  function parsePath(path) {
-    const steps = [];
-    for (const part of path.split(".")) {
-      const m = part.match(/^([^[\]]*)((?:\[\d+\])*)$/);
-      if (!m) { steps.push(part); continue; }
-      if (m[1]) steps.push(m[1]);
-      for (const idx of m[2].match(/\d+/g) || []) steps.push(Number(idx));
-    }
-    return steps;
+// ---- the editor ----
+const data = JSON.parse($("#lab-data").textContent);
+let base = JSON.parse(data.scenario); // the document the form edits
+let scenarioId = data.scenarioId;
+let lastValid = null; // the last validation answer
+let hosts = [];
+let running = null; // the run id while one is live
+let paused = false;
+const view = new RunView();
+
+const form = $("#editor");
+const list = $("#workload-list");
+
+function showKind(kind) {
+  for (const el of $$(".kind", form)) {
+    const on = el.dataset.kind === kind;
+    el.hidden = !on;
+    for (const input of $$("[data-path]", el)) input.disabled = !on;
   }
+}
 
-  function getPath(obj, path) {
-    let cur = obj;
-    for (const s of parsePath(path)) {
-      if (cur === null || cur === undefined) return undefined;
-      cur = cur[s];
-    }
-    return cur;
+function fillForm(doc) {
+  for (const el of $$("#fs-general [data-path], #fs-topology [data-path], #fs-switch [data-path]", form)) {
+    writeInput(el, getPath(doc, el.dataset.path));
   }
+  showKind((doc.topology && doc.topology.kind) || "dumbbell");
+  list.textContent = "";
+  (doc.workload || []).forEach((w) => addRow(w));
+  writeInput($("#f-cc-algorithm"), (doc.cc && doc.cc.algorithm) || "dcqcn");
+  $("#json-text").value = JSON.stringify(doc, null, 2);
+  return loadParams(doc.cc || {});
+}
 
-  function setPath(obj, path, value) {
-    const steps = parsePath(path);
-    let cur = obj;
-    for (let i = 0; i < steps.length - 1; i++) {
-      const s = steps[i];
-      if (cur[s] === null || typeof cur[s] !== "object") cur[s] = typeof steps[i + 1] === "number" ? [] : {};
-      cur = cur[s];
-    }
-    const last = steps[steps.length - 1];
-    if (value === undefined) delete cur[last];
-    else cur[last] = value;
+async function loadParams(ccObj) {
+  const algo = $("#f-cc-algorithm").value;
+  const resp = await fetch("/ui/params?algo=" + encodeURIComponent(algo));
+  $("#params").innerHTML = await resp.text();
+  fillParams(ccObj);
+}
+
+function fillParams(ccObj) {
+  for (const el of $$("#params [data-path]")) writeInput(el, getPath({ cc: ccObj }, el.dataset.path));
+  presetPlaceholders();
+  setRunning(running !== null);
+}
+
+// presetPlaceholders shows, in each empty parameter, the value it will
+// have: the chosen preset's, else the registry default.
+function presetPlaceholders() {
+  const sel = $("#f-cc-preset");
+  const opt = sel && sel.selectedOptions[0];
+  let values = {};
+  try { values = opt && opt.dataset.values ? JSON.parse(opt.dataset.values) : {}; } catch (e) { values = {}; }
+  for (const el of $$("#params [data-type='param']")) {
+    if (!el.dataset.default) el.dataset.default = el.placeholder;
+    const name = el.dataset.path.replace(/^cc\.params\./, "");
+    el.placeholder = name in values ? String(values[name]) + " (preset)" : el.dataset.default;
   }
+}
 
-  // pruneEmpty removes objects left empty by cleared fields.
-  function pruneEmpty(obj) {
-    if (!obj || typeof obj !== "object" || Array.isArray(obj)) return;
-    for (const k of Object.keys(obj)) {
-      const v = obj[k];
-      if (v && typeof v === "object" && !Array.isArray(v)) {
-        pruneEmpty(v);
-        if (Object.keys(v).length === 0) delete obj[k];
-      }
-    }
+// ---- workload rows ----
+// rowTemplate picks the form for a workload entry; kinds (and Poisson
+// entries with a fixed size or source-destination pairs) the form has no
+// inputs for are shown as they are and kept unchanged.
+function rowTemplate(w) {
+  const plain = w.kind !== "poisson" || (w.size === undefined && w.pairs === undefined);
+  const known = ["flows", "incast", "poisson"].includes(w.kind) && plain;
+  const tpl = $("#tpl-" + (known ? w.kind : "other"));
+  const li = tpl.content.firstElementChild.cloneNode(true);
+  if (!known) $(".wl-kind", li).textContent = w.kind;
+  return li;
+}
+
+function addRow(w) {
+  const li = rowTemplate(w);
+  li.wl = JSON.parse(JSON.stringify(w)); // the entry as loaded: fields the row does not show are kept
+  for (const el of $$(":scope > label [data-rel], :scope > [data-rel]", li)) {
+    writeInput(el, w[el.dataset.rel]);
   }
-
-  // ---- values between inputs and JSON ----
-  function readInput(el) {
-    const type = el.dataset.type;
-    if (el.tagName === "SELECT") {
-      const o = el.selectedOptions[0];
-      if (o && o.dataset.raw) return JSON.parse(o.dataset.raw);
-    }
-    if (type === "bool") return el.checked;
-    const raw = el.value.trim();
-    if (raw === "") return undefined;
-    switch (type) {
-      case "int":
-      case "number":
-      case "param": {
-        if (type === "param" && (raw === "true" || raw === "false")) return raw === "true";
-        const n = Number(raw);
-        return raw !== "" && Number.isFinite(n) ? n : raw; // a unit string or a typo: the server says which
-      }
-      case "list": {
-        if (/^\d+$/.test(raw)) return Number(raw);
-        return raw.split(",").map((x) => x.trim()).filter((x) => x !== "");
-      }
-      default:
-        return raw;
-    }
+  if (w.kind === "flows") {
+    const flows = $(".flows", li);
+    for (const f of w.flows || []) flows.appendChild(flowRow(f));
   }
+  list.appendChild(li);
+  numberRows();
+}
 
-  function writeInput(el, v) {
-    if (el.tagName === "SELECT" && v !== undefined && v !== null) {
-      // a value the list does not have (an inline CDF, a name the server
-      // will call unknown) is kept as an option of its own
-      const key = typeof v === "string" ? v : JSON.stringify(v);
-      if (!Array.from(el.options).some((o) => o.value === key)) {
-        const o = document.createElement("option");
-        o.value = key;
-        o.textContent = typeof v === "string" ? v + " (not in the list)" : "inline (edit in the JSON below)";
-        o.dataset.raw = typeof v === "string" ? "" : key;
-        el.appendChild(o);
-      }
-      el.value = key;
-      return;
-    }
-    if (el.dataset.type === "bool") {
-      el.checked = v === undefined ? el.dataset.default === "true" : !!v;
-      return;
-    }
-    if (v === undefined || v === null) el.value = "";
-    else if (Array.isArray(v)) el.value = v.join(", ");
-    else el.value = String(v);
-  }
+function flowRow(f) {
+  const li = $("#tpl-flow").content.firstElementChild.cloneNode(true);
+  li.fl = JSON.parse(JSON.stringify(f)); // fields the row does not show (a flow's own cc) are kept
+  for (const el of $$("[data-rel]", li)) writeInput(el, f[el.dataset.rel]);
+  return li;
+}
 
-  // ---- the editor ----
-  const data = JSON.parse($("#lab-data").textContent);
-  let base = JSON.parse(data.scenario); // the document the form edits
-  let scenarioId = data.scenarioId;
-  let lastValid = null; // the last validation answer
-  let hosts = [];
-  let running = null; // the run id while one is live
-  let paused = false;
-  const view = new RunView();
+// numberRows gives each row and flow the paths its errors come back on.
+function numberRows() {
+  $$(":scope > li", list).forEach((li, i) => {
+    li.dataset.index = String(i);
+    li.setAttribute("aria-label", "Workload " + (i + 1) + ": " + li.dataset.kind);
+    $$(".flows > li", li).forEach((f, j) => { f.dataset.index = String(j); });
+  });
+}
 
-  const form = $("#editor");
-  const list = $("#workload-list");
-
-  function showKind(kind) {
-    for (const el of $$(".kind", form)) {
-      const on = el.dataset.kind === kind;
-      el.hidden = !on;
-      for (const input of $$("[data-path]", el)) input.disabled = !on;
-    }
-  }
-
-  function fillForm(doc) {
-    for (const el of $$("#fs-general [data-path], #fs-topology [data-path], #fs-switch [data-path]", form)) {
-      writeInput(el, getPath(doc, el.dataset.path));
-    }
-    showKind((doc.topology && doc.topology.kind) || "dumbbell");
-    list.textContent = "";
-    (doc.workload || []).forEach((w) => addRow(w));
-    writeInput($("#f-cc-algorithm"), (doc.cc && doc.cc.algorithm) || "dcqcn");
-    $("#json-text").value = JSON.stringify(doc, null, 2);
-    return loadParams(doc.cc || {});
-  }
-
-  async function loadParams(ccObj) {
-    const algo = $("#f-cc-algorithm").value;
-    const resp = await fetch("/ui/params?algo=" + encodeURIComponent(algo));
-    $("#params").innerHTML = await resp.text();
-    fillParams(ccObj);
-  }
-
-  function fillParams(ccObj) {
-    for (const el of $$("#params [data-path]")) writeInput(el, getPath({ cc: ccObj }, el.dataset.path));
-    presetPlaceholders();
-    setRunning(running !== null);
-  }
-
-  // presetPlaceholders shows, in each empty parameter, the value it will
-  // have: the chosen preset's, else the registry default.
-  function presetPlaceholders() {
-    const sel = $("#f-cc-preset");
-    const opt = sel && sel.selectedOptions[0];
-    let values = {};
-    try { values = opt && opt.dataset.values ? JSON.parse(opt.dataset.values) : {}; } catch (e) { values = {}; }
-    for (const el of $$("#params [data-type='param']")) {
-      if (!el.dataset.default) el.dataset.default = el.placeholder;
-      const name = el.dataset.path.replace(/^cc\.params\./, "");
-      el.placeholder = name in values ? String(values[name]) + " (preset)" : el.dataset.default;
-    }
-  }
-
-  // ---- workload rows ----
-  // rowTemplate picks the form for a workload entry; kinds (and Poisson
-  // entries with a fixed size or source-destination pairs) the form has no
-  // inputs for are shown as they are and kept unchanged.
-  function rowTemplate(w) {
-    const plain = w.kind !== "poisson" || (w.size === undefined && w.pairs === undefined);
-    const known = ["flows", "incast", "poisson"].includes(w.kind) && plain;
-    const tpl = $("#tpl-" + (known ? w.kind : "other"));
-    const li = tpl.content.firstElementChild.cloneNode(true);
-    if (!known) $(".wl-kind", li).textContent = w.kind;
-    return li;
-  }
-
-  function addRow(w) {
-    const li = rowTemplate(w);
-    li.wl = JSON.parse(JSON.stringify(w)); // the entry as loaded: fields the row does not show are kept
+function collectWorkload() {
+  return $$(":scope > li", list).map((li) => {
+    const w = JSON.parse(JSON.stringify(li.wl || {}));
+    w.kind = li.wl ? li.wl.kind : li.dataset.kind;
+    if (li.dataset.kind === "other") return w;
     for (const el of $$(":scope > label [data-rel], :scope > [data-rel]", li)) {
-      writeInput(el, w[el.dataset.rel]);
+      const v = readInput(el);
+      if (v === undefined) delete w[el.dataset.rel];
+      else w[el.dataset.rel] = v;
     }
-    if (w.kind === "flows") {
-      const flows = $(".flows", li);
-      for (const f of w.flows || []) flows.appendChild(flowRow(f));
+    if (li.dataset.kind === "flows") {
+      w.flows = $$(".flows > li", li).map((f) => {
+        const o = JSON.parse(JSON.stringify(f.fl || {}));
+        for (const el of $$("[data-rel]", f)) {
+          const v = readInput(el);
+          if (v === undefined) delete o[el.dataset.rel];
+          else o[el.dataset.rel] = v;
+        }
+        return o;
+      });
     }
-    list.appendChild(li);
-    numberRows();
-  }
+    return w;
+  });
+}
 
-  function flowRow(f) {
-    const li = $("#tpl-flow").content.firstElementChild.cloneNode(true);
-    li.fl = JSON.parse(JSON.stringify(f)); // fields the row does not show (a flow's own cc) are kept
-    for (const el of $$("[data-rel]", li)) writeInput(el, f[el.dataset.rel]);
-    return li;
+function defaultEntry(kind) {
+  const h0 = hosts[0] || "h0";
+  const h1 = hosts[hosts.length - 1] || "h1";
+  switch (kind) {
+    case "flows": return { kind, flows: [{ src: h0, dst: h1, size: "1MB", start: "0s" }] };
+    case "incast": return { kind, senders: hosts.slice(0, Math.max(1, hosts.length - 1)), receiver: h1, size: "300KB", start: "0s" };
+    default: return { kind: "poisson", cdf: "websearch", load: 0.3, from: "0s", until: "1ms" };
   }
+}
 
-  // numberRows gives each row and flow the paths its errors come back on.
-  function numberRows() {
-    $$(":scope > li", list).forEach((li, i) => {
-      li.dataset.index = String(i);
-      li.setAttribute("aria-label", "Workload " + (i + 1) + ": " + li.dataset.kind);
-      $$(".flows > li", li).forEach((f, j) => { f.dataset.index = String(j); });
-    });
+// ---- the document ----
+function collect() {
+  const doc = JSON.parse(JSON.stringify(base));
+  for (const el of $$("#fs-general [data-path], #fs-switch [data-path]", form)) {
+    setPath(doc, el.dataset.path, readInput(el));
   }
-
-  function collectWorkload() {
-    return $$(":scope > li", list).map((li) => {
-      const w = JSON.parse(JSON.stringify(li.wl || {}));
-      w.kind = li.wl ? li.wl.kind : li.dataset.kind;
-      if (li.dataset.kind === "other") return w;
-      for (const el of $$(":scope > label [data-rel], :scope > [data-rel]", li)) {
-        const v = readInput(el);
-        if (v === undefined) delete w[el.dataset.rel];
-        else w[el.dataset.rel] = v;
-      }
-      if (li.dataset.kind === "flows") {
-        w.flows = $$(".flows > li", li).map((f) => {
-          const o = JSON.parse(JSON.stringify(f.fl || {}));
-          for (const el of $$("[data-rel]", f)) {
-            const v = readInput(el);
-            if (v === undefined) delete o[el.dataset.rel];
-            else o[el.dataset.rel] = v;
-          }
-          return o;
-        });
-      }
-      return w;
-    });
-  }
-
-  function defaultEntry(kind) {
-    const h0 = hosts[0] || "h0";
-    const h1 = hosts[hosts.length - 1] || "h1";
-    switch (kind) {
-      case "flows": return { kind, flows: [{ src: h0, dst: h1, size: "1MB", start: "0s" }] };
-      case "incast": return { kind, senders: hosts.slice(0, Math.max(1, hosts.length - 1)), receiver: h1, size: "300KB", start: "0s" };
-      default: return { kind: "poisson", cdf: "websearch", load: 0.3, from: "0s", until: "1ms" };
-    }
-  }
-
-  // ---- the document ----
-  function collect() {
-    const doc = JSON.parse(JSON.stringify(base));
-    for (const el of $$("#fs-general [data-path], #fs-switch [data-path]", form)) {
+  const kind = $("#f-topology-kind").value;
+  if (kind === "custom" && base.topology && base.topology.kind === "custom") {
+    doc.topology = JSON.parse(JSON.stringify(base.topology));
+  } else {
+    doc.topology = { kind };
+    for (const el of $$(".kind[data-kind='" + kind + "'] [data-path]", form)) {
       setPath(doc, el.dataset.path, readInput(el));
     }
-    const kind = $("#f-topology-kind").value;
-    if (kind === "custom" && base.topology && base.topology.kind === "custom") {
-      doc.topology = JSON.parse(JSON.stringify(base.topology));
+  }
+  const ecn = doc.switch && doc.switch.ecn;
+  if (ecn && ecn.kmin === undefined && ecn.kmax === undefined && ecn.pmax === undefined && ecn.enabled !== false) {
+    delete doc.switch.ecn; // left out: each algorithm's own thresholds
+  }
+  doc.workload = collectWorkload();
+  const algo = $("#f-cc-algorithm").value;
+  const ccObj = { algorithm: algo };
+  if (base.cc && base.cc.algorithm === algo) {
+    // keep what the form does not show (per-flow cc stays in workload)
+  }
+  for (const el of $$("#params [data-path]")) setPath({ cc: ccObj }, el.dataset.path, readInput(el));
+  doc.cc = ccObj;
+  pruneEmpty(doc);
+  if (!doc.workload) doc.workload = [];
+  return doc;
+}
+
+// ---- validation and errors ----
+function clearErrors() {
+  for (const el of $$(".error")) el.textContent = "";
+  for (const el of $$("[aria-invalid]")) el.removeAttribute("aria-invalid");
+  for (const el of $$(".field.invalid")) el.classList.remove("invalid");
+  $("#form-errors").textContent = "";
+}
+
+// errorTarget finds where a problem on field is shown: the field's own
+// error element, or the nearest enclosing one.
+function errorTarget(field) {
+  let path = field;
+  while (path) {
+    const wl = path.match(/^workload\[(\d+)\](?:\.(.*))?$/);
+    if (wl) {
+      const row = $$(":scope > li", list)[Number(wl[1])];
+      if (row) {
+        let rest = wl[2] || "";
+        const fl = rest.match(/^flows\[(\d+)\]/);
+        if (fl) {
+          const f = $$(".flows > li", row)[Number(fl[1])];
+          if (f) return { box: $("[data-error-rel='']", f), input: fieldInput(f, rest.replace(/^flows\[\d+\]\.?/, "")) };
+          rest = "";
+        }
+        const box = $("[data-error-rel='" + rest.split(/[.[]/)[0] + "']", row) || $(":scope > [data-error-rel='']", row);
+        return { box, input: fieldInput(row, rest.split(/[.[]/)[0]) };
+      }
+    }
+    const box = visible("[data-error-for='" + CSS.escape(path) + "']");
+    if (box) {
+      return { box, input: visible("[data-path='" + CSS.escape(field) + "']") || visible("[data-path='" + CSS.escape(path) + "']") };
+    }
+    const cut = Math.max(path.lastIndexOf("."), path.lastIndexOf("["));
+    path = cut > 0 ? path.slice(0, cut) : "";
+  }
+  return { box: null, input: null };
+}
+
+// visible finds the first match outside the hidden topology kinds.
+function visible(sel) {
+  return $$(sel).find((el) => !el.closest("[hidden]")) || null;
+}
+
+function fieldInput(root, rel) {
+  return rel ? $("[data-rel='" + CSS.escape(rel) + "']", root) : null;
+}
+
+function showErrors(errors) {
+  clearErrors();
+  let first = null;
+  for (const e of errors || []) {
+    const { box, input } = errorTarget(e.field || "");
+    const text = (e.field ? e.field + ": " : "") + e.error;
+    if (box) {
+      box.textContent = box.textContent ? box.textContent + "; " + e.error : e.error;
+      box.dataset.field = e.field;
     } else {
-      doc.topology = { kind };
-      for (const el of $$(".kind[data-kind='" + kind + "'] [data-path]", form)) {
-        setPath(doc, el.dataset.path, readInput(el));
-      }
+      const p = document.createElement("p");
+      p.textContent = text;
+      $("#form-errors").appendChild(p);
     }
-    const ecn = doc.switch && doc.switch.ecn;
-    if (ecn && ecn.kmin === undefined && ecn.kmax === undefined && ecn.pmax === undefined && ecn.enabled !== false) {
-      delete doc.switch.ecn; // left out: each algorithm's own thresholds
+    if (input) {
+      input.setAttribute("aria-invalid", "true");
+      const f = input.closest(".field");
+      if (f) f.classList.add("invalid");
+      if (!first) first = input;
     }
-    doc.workload = collectWorkload();
-    const algo = $("#f-cc-algorithm").value;
-    const ccObj = { algorithm: algo };
-    if (base.cc && base.cc.algorithm === algo) {
-      // keep what the form does not show (per-flow cc stays in workload)
-    }
-    for (const el of $$("#params [data-path]")) setPath({ cc: ccObj }, el.dataset.path, readInput(el));
-    doc.cc = ccObj;
-    pruneEmpty(doc);
-    if (!doc.workload) doc.workload = [];
-    return doc;
   }
+  return first;
+}
 
-  // ---- validation and errors ----
-  function clearErrors() {
-    for (const el of $$(".error")) el.textContent = "";
-    for (const el of $$("[aria-invalid]")) el.removeAttribute("aria-invalid");
-    for (const el of $$(".field.invalid")) el.classList.remove("invalid");
-    $("#form-errors").textContent = "";
-  }
+let validateTimer = null;
+let validateSeq = 0;
+function scheduleValidate() {
+  clearTimeout(validateTimer);
+  validateTimer = setTimeout(validate, 250);
+}
 
-  // errorTarget finds where a problem on field is shown: the field's own
-  // error element, or the nearest enclosing one.
-  function errorTarget(field) {
-    let path = field;
-    while (path) {
-      const wl = path.match(/^workload\[(\d+)\](?:\.(.*))?$/);
-      if (wl) {
-        const row = $$(":scope > li", list)[Number(wl[1])];
-        if (row) {
-          let rest = wl[2] || "";
-          const fl = rest.match(/^flows\[(\d+)\]/);
-          if (fl) {
-            const f = $$(".flows > li", row)[Number(fl[1])];
-            if (f) return { box: $("[data-error-rel='']", f), input: fieldInput(f, rest.replace(/^flows\[\d+\]\.?/, "")) };
-            rest = "";
-          }
-          const box = $("[data-error-rel='" + rest.split(/[.[]/)[0] + "']", row) || $(":scope > [data-error-rel='']", row);
-          return { box, input: fieldInput(row, rest.split(/[.[]/)[0]) };
-        }
-      }
-      const box = visible("[data-error-for='" + CSS.escape(path) + "']");
-      if (box) {
-        return { box, input: visible("[data-path='" + CSS.escape(field) + "']") || visible("[data-path='" + CSS.escape(path) + "']") };
-      }
-      const cut = Math.max(path.lastIndexOf("."), path.lastIndexOf("["));
-      path = cut > 0 ? path.slice(0, cut) : "";
-    }
-    return { box: null, input: null };
-  }
-
-  // visible finds the first match outside the hidden topology kinds.
-  function visible(sel) {
-    return $$(sel).find((el) => !el.closest("[hidden]")) || null;
-  }
-
-  function fieldInput(root, rel) {
-    return rel ? $("[data-rel='" + CSS.escape(rel) + "']", root) : null;
-  }
-
-  function showErrors(errors) {
+async function validate() {
+  const seq = ++validateSeq;
+  const doc = collect();
+  $("#json-text").value = JSON.stringify(doc, null, 2);
+  try {
+    const v = await api("POST", "/api/scenarios/validate", doc);
+    if (seq !== validateSeq) return null;
     clearErrors();
-    let first = null;
-    for (const e of errors || []) {
-      const { box, input } = errorTarget(e.field || "");
-      const text = (e.field ? e.field + ": " : "") + e.error;
-      if (box) {
-        box.textContent = box.textContent ? box.textContent + "; " + e.error : e.error;
-        box.dataset.field = e.field;
-      } else {
-        const p = document.createElement("p");
-        p.textContent = text;
-        $("#form-errors").appendChild(p);
-      }
-      if (input) {
-        input.setAttribute("aria-invalid", "true");
-        const f = input.closest(".field");
-        if (f) f.classList.add("invalid");
-        if (!first) first = input;
-      }
-    }
-    return first;
+    lastValid = v;
+    hosts = v.hosts || [];
+    view.setFlows(v.flows);
+    if (!v.runnable && v.limit) showErrors(v.limit.errors);
+    drawTopology(v);
+    document.body.dataset.valid = "true";
+    return v;
+  } catch (e) {
+    if (seq !== validateSeq) return null;
+    lastValid = null;
+    document.body.dataset.valid = "false";
+    showErrors(e.body && e.body.errors ? e.body.errors : [{ field: "", error: e.message }]);
+    return null;
   }
+}
 
-  let validateTimer = null;
-  let validateSeq = 0;
-  function scheduleValidate() {
-    clearTimeout(validateTimer);
-    validateTimer = setTimeout(validate, 250);
+// topoKey names the drawn topology, so it is redrawn only when it changes
+// (the server drew the first one)
+const keyOf = (hosts, ports) => hosts.slice().sort().join(",") + "|" + ports.slice().sort().join(",");
+let topoKey = keyOf($$("#topology-view .node.host").map((n) => n.dataset.node),
+  $$("#topology-view [data-port]").map((p) => p.dataset.port));
+async function drawTopology(v) {
+  const key = keyOf(v.hosts || [], v.ports || []);
+  if (key === topoKey) return;
+  topoKey = key;
+  const resp = await fetch("/ui/topology", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ hosts: v.hosts, ports: v.ports }),
+  });
+  if (resp.ok) {
+    $("#topology-view").innerHTML = await resp.text();
+    view.markTopology();
   }
+}
 
-  async function validate() {
-    const seq = ++validateSeq;
-    const doc = collect();
-    $("#json-text").value = JSON.stringify(doc, null, 2);
-    try {
-      const v = await CC.api("POST", "/api/scenarios/validate", doc);
-      if (seq !== validateSeq) return null;
-      clearErrors();
-      lastValid = v;
-      hosts = v.hosts || [];
-      view.setFlows(v.flows);
-      if (!v.runnable && v.limit) showErrors(v.limit.errors);
-      drawTopology(v);
-      document.body.dataset.valid = "true";
-      return v;
-    } catch (e) {
-      if (seq !== validateSeq) return null;
-      lastValid = null;
-      document.body.dataset.valid = "false";
-      showErrors(e.body && e.body.errors ? e.body.errors : [{ field: "", error: e.message }]);
-      return null;
-    }
+// ---- save and share ----
+async function save() {
+  const v = await validate();
+  if (!v) return null;
+  const doc = collect();
+  const r = await api("POST", "/api/scenarios", doc);
+  if (r.id !== scenarioId) {
+    scenarioId = r.id;
+    history.replaceState(null, "", "/s/" + r.id);
   }
+  const idEl = $("#scenario-id");
+  idEl.textContent = "id " + r.id;
+  idEl.dataset.id = r.id;
+  $("#copy-link").dataset.link = location.origin + "/s/" + r.id;
+  $("#lab-title").textContent = doc.name || "Scenario";
+  base = doc;
+  return r.id;
+}
 
-  // topoKey names the drawn topology, so it is redrawn only when it changes
-  // (the server drew the first one)
-  const keyOf = (hosts, ports) => hosts.slice().sort().join(",") + "|" + ports.slice().sort().join(",");
-  let topoKey = keyOf($$("#topology-view .node.host").map((n) => n.dataset.node),
-    $$("#topology-view [data-port]").map((p) => p.dataset.port));
-  async function drawTopology(v) {
-    const key = keyOf(v.hosts || [], v.ports || []);
-    if (key === topoKey) return;
-    topoKey = key;
-    const resp = await fetch("/ui/topology", {
-      method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ hosts: v.hosts, ports: v.ports }),
-    });
-    if (resp.ok) {
-      $("#topology-view").innerHTML = await resp.text();
-      view.markTopology();
-    }
+// ---- running ----
+function setRunning(on) {
+  for (const fs of $$("fieldset", form)) {
+    if (fs.id === "fs-cc") continue;
+    fs.disabled = on;
   }
-
-  // ---- save and share ----
-  async function save() {
-    const v = await validate();
-    if (!v) return null;
-    const doc = collect();
-    const r = await CC.api("POST", "/api/scenarios", doc);
-    if (r.id !== scenarioId) {
-      scenarioId = r.id;
-      history.replaceState(null, "", "/s/" + r.id);
-    }
-    const idEl = $("#scenario-id");
-    idEl.textContent = "id " + r.id;
-    idEl.dataset.id = r.id;
-    $("#copy-link").dataset.link = location.origin + "/s/" + r.id;
-    $("#lab-title").textContent = doc.name || "Scenario";
-    base = doc;
-    return r.id;
+  $("#f-cc-algorithm").disabled = on;
+  for (const f of $$("#params .field")) {
+    const input = $("[data-path]", f);
+    if (input) input.disabled = on && f.dataset.live !== "true";
   }
+  $("#json-apply").disabled = on;
+  $("#run-btn").disabled = on;
+  $("#pause-btn").disabled = !on;
+  $("#stop-btn").disabled = !on;
+  if (!on) { paused = false; $("#pause-btn").textContent = "Pause"; }
+}
 
-  // ---- running ----
-  function setRunning(on) {
-    for (const fs of $$("fieldset", form)) {
-      if (fs.id === "fs-cc") continue;
-      fs.disabled = on;
-    }
-    $("#f-cc-algorithm").disabled = on;
-    for (const f of $$("#params .field")) {
-      const input = $("[data-path]", f);
-      if (input) input.disabled = on && f.dataset.live !== "true";
-    }
-    $("#json-apply").disabled = on;
-    $("#run-btn").disabled = on;
-    $("#pause-btn").disabled = !on;
-    $("#stop-btn").disabled = !on;
-    if (!on) { paused = false; $("#pause-btn").textContent = "Pause"; }
-  }
+function speedValue() {
+  const v = $("#speed").value;
+  return v === "max" ? "max" : Number(v);
+}
 
-  function speedValue() {
-    const v = $("#speed").value;
-    return v === "max" ? "max" : Number(v);
-  }
+function setStatus(status) {
+  const el = $("#status");
+  if (el.textContent === status) return; // a live region: announce changes only
+  el.textContent = status;
+  el.className = "badge " + status;
+}
 
-  function setStatus(status) {
-    const el = $("#status");
-    if (el.textContent === status) return; // a live region: announce changes only
-    el.textContent = status;
-    el.className = "badge " + status;
-  }
+function onProgress(p) {
+  $("#progress").value = p.progress || 0;
+  setStatus(p.status);
+  // the run's own state drives the controls (another tab may have
+  // paused it, or changed its speed)
+  paused = p.status === "paused";
+  $("#pause-btn").textContent = paused ? "Resume" : "Pause";
+  $("#pause-btn").disabled = p.status === "queued";
+  const sp = $("#speed");
+  const want = p.speed === "max" || p.speed === undefined ? "max" : String(p.speed);
+  if (document.activeElement !== sp && sp.value !== want) writeInput(sp, want);
+  const total = lastValid && base.duration ? " of " + base.duration : "";
+  $("#progress-text").textContent = "simulated " + fmt.ns(p.simNs) + total + ", " +
+    p.flowsFinished + "/" + p.flowsTotal + " flows done, " + (p.eventsPerSecond / 1e6).toFixed(2) + " M events/s";
+}
 
-  function onProgress(p) {
-    $("#progress").value = p.progress || 0;
-    setStatus(p.status);
-    // the run's own state drives the controls (another tab may have
-    // paused it, or changed its speed)
-    paused = p.status === "paused";
-    $("#pause-btn").textContent = paused ? "Resume" : "Pause";
-    $("#pause-btn").disabled = p.status === "queued";
-    const sp = $("#speed");
-    const want = p.speed === "max" || p.speed === undefined ? "max" : String(p.speed);
-    if (document.activeElement !== sp && sp.value !== want) writeInput(sp, want);
-    const total = lastValid && base.duration ? " of " + base.duration : "";
-    $("#progress-text").textContent = "simulated " + CCCharts.fmt.ns(p.simNs) + total + ", " +
-      p.flowsFinished + "/" + p.flowsTotal + " flows done, " + (p.eventsPerSecond / 1e6).toFixed(2) + " M events/s";
-  }
-
-  function follow(runId) {
-    running = runId;
-    setRunning(true);
-    const url = new URL(location.href);
-    url.searchParams.set("run", runId);
-    history.replaceState(null, "", url);
-    const link = $("#run-link");
-    link.href = "/r/" + runId;
-    link.textContent = "run " + runId;
-    link.hidden = false;
-    view.attach(runId, {
-      progress: onProgress,
-      done: (m) => {
-        setStatus(m.status);
-        if (m.type === "done" && m.status === "done") $("#progress").value = 1;
-        if (m.error) $("#form-errors").textContent = m.error;
-        if (m.summary) view.showSummaryStats(m.summary);
-        ended();
-      },
-      closed: async () => {
-        // the stream ended without a final message: ask the API
-        try {
-          const r = await CC.api("GET", "/api/runs/" + runId);
-          if (["queued", "running", "paused"].includes(r.status)) {
-            $("#form-errors").textContent = "Lost the live stream; reconnecting…";
-            setTimeout(() => { if (running === runId) { $("#form-errors").textContent = ""; follow(runId); } }, 2000);
-            return;
-          }
-          setStatus(r.status);
-          if (r.summary) view.showSummaryStats(r.summary);
-        } catch (e) {
-          $("#form-errors").textContent = e.status === 404 ? "There is no run " + runId + "." : "Lost the connection to the server: " + e.message;
+function follow(runId) {
+  running = runId;
+  setRunning(true);
+  const url = new URL(location.href);
+  url.searchParams.set("run", runId);
+  history.replaceState(null, "", url);
+  const link = $("#run-link");
+  link.href = "/r/" + runId;
+  link.textContent = "run " + runId;
+  link.hidden = false;
+  view.attach(runId, {
+    progress: onProgress,
+    done: (m) => {
+      setStatus(m.status);
+      if (m.type === "done" && m.status === "done") $("#progress").value = 1;
+      if (m.error) $("#form-errors").textContent = m.error;
+      if (m.summary) view.showSummaryStats(m.summary);
+      ended();
+    },
+    closed: async () => {
+      // the stream ended without a final message: ask the API
+      try {
+        const r = await api("GET", "/api/runs/" + runId);
+        if (["queued", "running", "paused"].includes(r.status)) {
+          $("#form-errors").textContent = "Lost the live stream; reconnecting…";
+          setTimeout(() => { if (running === runId) { $("#form-errors").textContent = ""; follow(runId); } }, 2000);
+          return;
         }
-        ended();
-      },
-    });
-  }
-
-  // ended returns the lab to editing; live changes belonged to the run, so
-  // the parameter form shows the scenario's own values again.
-  function ended() {
-    running = null;
-    setRunning(false);
-    fillParams((base && base.cc) || {});
-    const url = new URL(location.href);
-    url.searchParams.delete("run");
-    history.replaceState(null, "", url);
-  }
-
-  async function run() {
-    $("#run-btn").disabled = true;
-    try {
-      const id = await save();
-      if (!id) {
-        const first = $("[aria-invalid='true']");
-        if (first) first.focus();
-        $("#run-btn").disabled = false;
-        return;
+        setStatus(r.status);
+        if (r.summary) view.showSummaryStats(r.summary);
+      } catch (e) {
+        $("#form-errors").textContent = e.status === 404 ? "There is no run " + runId + "." : "Lost the connection to the server: " + e.message;
       }
-      const r = await CC.api("POST", "/api/runs", { scenarioId: id, speed: speedValue() });
-      view.reset();
-      setStatus("queued");
-      $("#progress").value = 0;
-      follow(r.id);
-    } catch (e) {
-      showErrors(e.body && e.body.errors ? e.body.errors : [{ field: "", error: e.message }]);
+      ended();
+    },
+  });
+}
+
+// ended returns the lab to editing; live changes belonged to the run, so
+// the parameter form shows the scenario's own values again.
+function ended() {
+  running = null;
+  setRunning(false);
+  fillParams((base && base.cc) || {});
+  const url = new URL(location.href);
+  url.searchParams.delete("run");
+  history.replaceState(null, "", url);
+}
+
+async function run() {
+  $("#run-btn").disabled = true;
+  try {
+    const id = await save();
+    if (!id) {
+      const first = $("[aria-invalid='true']");
+      if (first) first.focus();
       $("#run-btn").disabled = false;
-    }
-  }
-
-  async function control(what) {
-    if (!running) return;
-    try {
-      await CC.api("POST", "/api/runs/" + running + "/" + what);
-      if (what === "pause" || what === "resume") {
-        paused = what === "pause";
-        $("#pause-btn").textContent = paused ? "Resume" : "Pause";
-      }
-    } catch (e) {
-      $("#form-errors").textContent = e.message;
-    }
-  }
-
-  // a live parameter edit during a run goes to the run, not the document
-  async function liveParam(el) {
-    const name = el.dataset.path.replace(/^cc\.params\./, "");
-    const v = readInput(el);
-    if (v === undefined) return;
-    const box = $("[data-error-for='" + CSS.escape(el.dataset.path) + "']");
-    try {
-      await CC.api("POST", "/api/runs/" + running + "/params", { [name]: v });
-      if (box) box.textContent = "";
-      el.removeAttribute("aria-invalid");
-    } catch (e) {
-      if (box) box.textContent = e.message;
-      el.setAttribute("aria-invalid", "true");
-    }
-  }
-
-  // ---- events ----
-  form.addEventListener("input", (ev) => {
-    if (ev.target.id === "json-text") return;
-    if (running && ev.target.closest("#params")) return;
-    scheduleValidate();
-  });
-  form.addEventListener("change", (ev) => {
-    const t = ev.target;
-    if (t.id === "json-text") return;
-    if (running && t.closest("#params .field[data-live='true']")) { liveParam(t); return; }
-    if (t.id === "f-topology-kind") showKind(t.value);
-    if (t.id === "f-cc-preset") {
-      // a preset replaces the parameters: clear the overrides
-      for (const el of $$("#params [data-type='param']")) el.value = "";
-      presetPlaceholders();
-    }
-    scheduleValidate();
-  });
-  form.addEventListener("click", (ev) => {
-    const t = ev.target;
-    if (t.matches("[data-add]")) {
-      addRow(defaultEntry(t.dataset.add));
-      const first = $(":scope > li:last-child [data-rel]", list);
-      if (first) first.focus(); // keyboard users land in the new entry
-      scheduleValidate();
-    }
-    if (t.matches("[data-remove]")) {
-      const row = t.closest("li.wl");
-      const next = row.nextElementSibling || row.previousElementSibling;
-      row.remove();
-      numberRows();
-      // focus stays in the list, or goes to the add buttons
-      const target = next ? $("[data-remove]", next) : $("[data-add]", form);
-      if (target) target.focus();
-      scheduleValidate();
-    }
-    if (t.matches("[data-add-flow]")) {
-      const h0 = hosts[0] || "h0";
-      $(".flows", t.closest("li.wl")).appendChild(flowRow({ src: h0, dst: hosts[hosts.length - 1] || "h1", size: "1MB", start: "0s" }));
-      numberRows();
-      scheduleValidate();
-    }
-    if (t.matches("[data-remove-flow]")) {
-      const wl = t.closest("li.wl");
-      t.closest("li.flow").remove();
-      numberRows();
-      const target = $("[data-remove-flow]", wl) || $("[data-add-flow]", wl);
-      if (target) target.focus();
-      scheduleValidate();
-    }
-  });
-  document.body.addEventListener("htmx:afterSwap", (ev) => {
-    if (ev.target.id === "params") { fillParams({}); scheduleValidate(); }
-  });
-  $("#json-apply").addEventListener("click", () => {
-    try {
-      base = JSON.parse($("#json-text").value);
-    } catch (e) {
-      showErrors([{ field: "", error: "the JSON does not parse: " + e.message }]);
       return;
     }
-    fillForm(base).then(validate);
-  });
-  $("#run-btn").addEventListener("click", run);
-  $("#pause-btn").addEventListener("click", () => control(paused ? "resume" : "pause"));
-  $("#stop-btn").addEventListener("click", () => control("cancel"));
-  $("#speed").addEventListener("change", () => {
-    if (running) CC.api("POST", "/api/runs/" + running + "/speed", { speed: speedValue() }).catch((e) => {
-      $("#form-errors").textContent = e.message;
-    });
-  });
-  $("#copy-link").addEventListener("click", async (ev) => {
-    // share what is on screen: save it first (a changed scenario forks)
-    ev.stopImmediatePropagation();
-    const id = await save();
-    if (id) CC.copyText(location.origin + "/s/" + id, $("#copy-status"));
-  }, true);
+    const r = await api("POST", "/api/runs", { scenarioId: id, speed: speedValue() });
+    view.reset();
+    setStatus("queued");
+    $("#progress").value = 0;
+    follow(r.id);
+  } catch (e) {
+    showErrors(e.body && e.body.errors ? e.body.errors : [{ field: "", error: e.message }]);
+    $("#run-btn").disabled = false;
+  }
+}
 
-  // Run waits until the form (with its parameter form) is loaded and checked
-  $("#run-btn").disabled = true;
-  if (scenarioId) $("#copy-link").dataset.link = location.origin + "/s/" + scenarioId;
-  fillForm(base).then(validate).then(() => {
-    if (data.runId) follow(data.runId);
-    else $("#run-btn").disabled = false;
+async function control(what) {
+  if (!running) return;
+  try {
+    await api("POST", "/api/runs/" + running + "/" + what);
+    if (what === "pause" || what === "resume") {
+      paused = what === "pause";
+      $("#pause-btn").textContent = paused ? "Resume" : "Pause";
+    }
+  } catch (e) {
+    $("#form-errors").textContent = e.message;
+  }
+}
+
+// a live parameter edit during a run goes to the run, not the document
+async function liveParam(el) {
+  const name = el.dataset.path.replace(/^cc\.params\./, "");
+  const v = readInput(el);
+  if (v === undefined) return;
+  const box = $("[data-error-for='" + CSS.escape(el.dataset.path) + "']");
+  try {
+    await api("POST", "/api/runs/" + running + "/params", { [name]: v });
+    if (box) box.textContent = "";
+    el.removeAttribute("aria-invalid");
+  } catch (e) {
+    if (box) box.textContent = e.message;
+    el.setAttribute("aria-invalid", "true");
+  }
+}
+
+// ---- events ----
+form.addEventListener("input", (ev) => {
+  if (ev.target.id === "json-text") return;
+  if (running && ev.target.closest("#params")) return;
+  scheduleValidate();
+});
+form.addEventListener("change", (ev) => {
+  const t = ev.target;
+  if (t.id === "json-text") return;
+  if (running && t.closest("#params .field[data-live='true']")) { liveParam(t); return; }
+  if (t.id === "f-topology-kind") showKind(t.value);
+  if (t.id === "f-cc-preset") {
+    // a preset replaces the parameters: clear the overrides
+    for (const el of $$("#params [data-type='param']")) el.value = "";
+    presetPlaceholders();
+  }
+  scheduleValidate();
+});
+form.addEventListener("click", (ev) => {
+  const t = ev.target;
+  if (t.matches("[data-add]")) {
+    addRow(defaultEntry(t.dataset.add));
+    const first = $(":scope > li:last-child [data-rel]", list);
+    if (first) first.focus(); // keyboard users land in the new entry
+    scheduleValidate();
+  }
+  if (t.matches("[data-remove]")) {
+    const row = t.closest("li.wl");
+    const next = row.nextElementSibling || row.previousElementSibling;
+    row.remove();
+    numberRows();
+    // focus stays in the list, or goes to the add buttons
+    const target = next ? $("[data-remove]", next) : $("[data-add]", form);
+    if (target) target.focus();
+    scheduleValidate();
+  }
+  if (t.matches("[data-add-flow]")) {
+    const h0 = hosts[0] || "h0";
+    $(".flows", t.closest("li.wl")).appendChild(flowRow({ src: h0, dst: hosts[hosts.length - 1] || "h1", size: "1MB", start: "0s" }));
+    numberRows();
+    scheduleValidate();
+  }
+  if (t.matches("[data-remove-flow]")) {
+    const wl = t.closest("li.wl");
+    t.closest("li.flow").remove();
+    numberRows();
+    const target = $("[data-remove-flow]", wl) || $("[data-add-flow]", wl);
+    if (target) target.focus();
+    scheduleValidate();
+  }
+});
+document.body.addEventListener("htmx:afterSwap", (ev) => {
+  if (ev.target.id === "params") { fillParams({}); scheduleValidate(); }
+});
+$("#json-apply").addEventListener("click", () => {
+  try {
+    base = JSON.parse($("#json-text").value);
+  } catch (e) {
+    showErrors([{ field: "", error: "the JSON does not parse: " + e.message }]);
+    return;
+  }
+  fillForm(base).then(validate);
+});
+$("#run-btn").addEventListener("click", run);
+$("#pause-btn").addEventListener("click", () => control(paused ? "resume" : "pause"));
+$("#stop-btn").addEventListener("click", () => control("cancel"));
+$("#speed").addEventListener("change", () => {
+  if (running) api("POST", "/api/runs/" + running + "/speed", { speed: speedValue() }).catch((e) => {
+    $("#form-errors").textContent = e.message;
   });
-})();
+});
+$("#copy-link").addEventListener("click", async (ev) => {
+  // share what is on screen: save it first (a changed scenario forks)
+  ev.stopImmediatePropagation();
+  const id = await save();
+  if (id) copyText(location.origin + "/s/" + id, $("#copy-status"));
+}, true);
+
+// Run waits until the form (with its parameter form) is loaded and checked
+$("#run-btn").disabled = true;
+if (scenarioId) $("#copy-link").dataset.link = location.origin + "/s/" + scenarioId;
+fillForm(base).then(validate).then(() => {
+  if (data.runId) follow(data.runId);
+  else $("#run-btn").disabled = false;
+});

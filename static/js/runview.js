@@ -2,347 +2,347 @@
 // (from the chart API), shared by the lab and the run page. It keeps every
 // decimated point it has seen, so selecting another port or host redraws
 // from memory.
-(function () {
-  "use strict";
+import { api } from "./common.js";
+import { fmt, running, timeChart } from "./charts/index.js";
+import { busiest } from "./charts/shape.js";
+import { isPortMetric, unit } from "./vocabulary.js";
 
-  const UNITS = { queue_bytes: "bytes", throughput_bps: "bps", cwnd_bytes: "bytes", rate_bps: "bps", qp_solve_ns: "ns" };
-  const FLOW_CHARTS = ["throughput_bps", "cwnd_bytes", "rate_bps", "qp_solve_ns"];
-  const PORT_METRICS = new Set(["queue_bytes", "pfc_pause", "ecn_marks", "drops"]);
-  const DEFAULT_FLOWS = 8;
-  const OPTIONAL = ["cwnd_bytes", "rate_bps", "qp_solve_ns"]; // hidden until the run has them
-  const AUTO_PORTS = 6;
+const FLOW_CHARTS = ["throughput_bps", "cwnd_bytes", "rate_bps", "qp_solve_ns"];
+const DEFAULT_FLOWS = 8;
+const OPTIONAL = ["cwnd_bytes", "rate_bps", "qp_solve_ns"]; // hidden until the run has them
+const AUTO_PORTS = 6;
 
-  function fmtNs(ns) {
-    return window.CCCharts && CCCharts.fmt ? CCCharts.fmt.ns(ns) : ns + " ns";
+function fmtNs(ns) {
+  return fmt.ns(ns);
+}
+
+export class RunView {
+  constructor() {
+    this.keys = [];          // series index -> {metric, entity}
+    this.data = [];          // series index -> {t: [], v: [], max}
+    this.flows = [];         // [{id, src, dst}] when known
+    this.selectedPorts = null; // Set of port names, or null: the busiest ones
+    this.autoPorts = [];
+    this.selectedFlows = null; // Set of flow ids (strings), or null: the first few
+    this.host = null;
+    this.markers = [];       // [{atNs, label}]
+    this.algoMetric = "";
+    this.algoMetrics = new Set();
+    this.qp = running();
+    this.charts = {};
+    this.ws = null;
+    this.makeCharts();
+    this.bindTopology();
+    const sel = document.getElementById("algo-series");
+    if (sel) {
+      sel.addEventListener("change", () => { this.algoMetric = sel.value; this.rebuild("algo"); });
+    }
   }
 
-  class RunView {
-    constructor() {
-      this.keys = [];          // series index -> {metric, entity}
-      this.data = [];          // series index -> {t: [], v: [], max}
-      this.flows = [];         // [{id, src, dst}] when known
-      this.selectedPorts = null; // Set of port names, or null: the busiest ones
-      this.autoPorts = [];
-      this.selectedFlows = null; // Set of flow ids (strings), or null: the first few
+  makeCharts() {
+    for (const el of document.querySelectorAll(".chart[data-metric]")) {
+      const metric = el.dataset.metric;
+      el.textContent = "";
+      this.charts[metric] = timeChart(el, { title: el.dataset.title, unit: unit(metric) });
+      if (OPTIONAL.includes(metric)) el.hidden = true;
+    }
+    const algoEl = document.getElementById("chart-algo");
+    if (algoEl) {
+      algoEl.textContent = "";
+      this.charts.algo = timeChart(algoEl, { title: "Algorithm series", unit: "" });
+    }
+  }
+
+  // reset forgets everything (a new run in the lab).
+  reset() {
+    this.close();
+    for (const ch of Object.values(this.charts)) ch.clear();
+    this.keys = [];
+    this.data = [];
+    this.markers = [];
+    this.autoPorts = [];
+    this.algoMetrics = new Set();
+    this.qp = running();
+    this.qpExact = false;
+    const sel = document.getElementById("algo-series");
+    if (sel) sel.textContent = "";
+    this.algoMetric = "";
+    for (const m of OPTIONAL) {
+      const ch = this.charts[m];
+      if (ch && ch.el) ch.el.hidden = true;
+    }
+    const stats = document.getElementById("qp-stats");
+    if (stats) stats.hidden = true;
+    this.showMarkers();
+  }
+
+  setFlows(flows) {
+    this.flows = flows || [];
+  }
+
+  // ---- topology interaction ----
+  bindTopology() {
+    const view = document.getElementById("topology-view");
+    if (!view) return;
+    view.addEventListener("click", (ev) => {
+      const port = ev.target.closest("[data-port]");
+      const host = ev.target.closest(".node.host");
+      if (port) this.togglePort(port.dataset.port);
+      else if (host) this.toggleHost(host.dataset.node);
+    });
+    view.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Enter" && ev.key !== " ") return;
+      const port = ev.target.closest("[data-port]");
+      const host = ev.target.closest(".node.host");
+      if (port || host) ev.preventDefault();
+      if (port) this.togglePort(port.dataset.port);
+      else if (host) this.toggleHost(host.dataset.node);
+    });
+  }
+
+  // markTopology shows the selection on the (possibly redrawn) SVG.
+  markTopology() {
+    const view = document.getElementById("topology-view");
+    if (!view) return;
+    const ports = this.selectedPorts || new Set(this.autoPorts);
+    for (const el of view.querySelectorAll("[data-port]")) {
+      el.classList.toggle("selected", ports.has(el.dataset.port));
+      el.setAttribute("aria-pressed", ports.has(el.dataset.port) ? "true" : "false");
+    }
+    for (const el of view.querySelectorAll(".node.host")) {
+      el.classList.toggle("highlight", el.dataset.node === this.host);
+      el.setAttribute("aria-pressed", el.dataset.node === this.host ? "true" : "false");
+    }
+  }
+
+  togglePort(name) {
+    if (!this.selectedPorts) this.selectedPorts = new Set(this.autoPorts);
+    if (this.selectedPorts.has(name)) this.selectedPorts.delete(name);
+    else this.selectedPorts.add(name);
+    if (this.selectedPorts.size === 0) this.selectedPorts = null; // back to the busiest ports
+    this.rebuild("queue");
+  }
+
+  toggleHost(name) {
+    if (this.host === name) {
       this.host = null;
-      this.markers = [];       // [{atNs, label}]
-      this.algoMetric = "";
-      this.algoMetrics = new Set();
-      this.qp = CCCharts.running();
-      this.charts = {};
-      this.ws = null;
-      this.makeCharts();
-      this.bindTopology();
+      this.selectedFlows = null;
+    } else {
+      this.host = name;
+      this.selectedFlows = new Set(this.flows.filter((f) => f.src === name || f.dst === name).map((f) => String(f.id)));
+    }
+    this.rebuild("flows");
+  }
+
+  // ---- which series each chart shows ----
+  portShown(entity) {
+    const set = this.selectedPorts || new Set(this.autoPorts);
+    return set.has(entity);
+  }
+
+  flowShown(entity) {
+    if (this.selectedFlows) return this.selectedFlows.has(entity);
+    return Number(entity) < DEFAULT_FLOWS;
+  }
+
+  flowLabel(entity) {
+    const f = this.flows[Number(entity)];
+    return f && String(f.id) === entity ? "flow " + entity + " " + f.src + "→" + f.dst : "flow " + entity;
+  }
+
+  chartFor(metric) {
+    if (metric === "queue_bytes") return this.charts.queue_bytes;
+    if (FLOW_CHARTS.includes(metric)) return this.charts[metric];
+    if (metric === this.algoMetric) return this.charts.algo;
+    return null;
+  }
+
+  shown(key) {
+    if (key.metric === "queue_bytes") return this.portShown(key.entity);
+    if (isPortMetric(key.metric)) return false;
+    if (FLOW_CHARTS.includes(key.metric) || key.metric === this.algoMetric) return this.flowShown(key.entity);
+    return false;
+  }
+
+  label(key) {
+    return key.metric === "queue_bytes" ? key.entity : this.flowLabel(key.entity);
+  }
+
+  addKey(k) {
+    this.keys[k.i] = { metric: k.metric, entity: k.entity };
+    this.data[k.i] = { t: [], v: [], max: -Infinity };
+    // a series without its own chart (and not a port's) is an algorithm's:
+    // it joins the algorithm chart's picker
+    const ownChart = k.metric === "queue_bytes" || FLOW_CHARTS.includes(k.metric);
+    if (!ownChart && !isPortMetric(k.metric) && !this.algoMetrics.has(k.metric)) {
+      this.algoMetrics.add(k.metric);
       const sel = document.getElementById("algo-series");
       if (sel) {
-        sel.addEventListener("change", () => { this.algoMetric = sel.value; this.rebuild("algo"); });
+        const o = document.createElement("option");
+        o.value = o.textContent = k.metric;
+        sel.appendChild(o);
+        if (!this.algoMetric) { this.algoMetric = k.metric; sel.value = k.metric; }
       }
     }
-
-    makeCharts() {
-      for (const el of document.querySelectorAll(".chart[data-metric]")) {
-        const metric = el.dataset.metric;
-        el.textContent = "";
-        this.charts[metric] = CCCharts.timeChart(el, { title: el.dataset.title, unit: UNITS[metric] || "" });
-        if (OPTIONAL.includes(metric)) el.hidden = true;
-      }
-      const algoEl = document.getElementById("chart-algo");
-      if (algoEl) {
-        algoEl.textContent = "";
-        this.charts.algo = CCCharts.timeChart(algoEl, { title: "Algorithm series", unit: "" });
-      }
-    }
-
-    // reset forgets everything (a new run in the lab).
-    reset() {
-      this.close();
-      for (const ch of Object.values(this.charts)) ch.clear();
-      this.keys = [];
-      this.data = [];
-      this.markers = [];
-      this.autoPorts = [];
-      this.algoMetrics = new Set();
-      this.qp = CCCharts.running();
-      this.qpExact = false;
-      const sel = document.getElementById("algo-series");
-      if (sel) sel.textContent = "";
-      this.algoMetric = "";
-      for (const m of OPTIONAL) {
-        const ch = this.charts[m];
-        if (ch && ch.el) ch.el.hidden = true;
-      }
-      const stats = document.getElementById("qp-stats");
-      if (stats) stats.hidden = true;
-      this.showMarkers();
-    }
-
-    setFlows(flows) {
-      this.flows = flows || [];
-    }
-
-    // ---- topology interaction ----
-    bindTopology() {
-      const view = document.getElementById("topology-view");
-      if (!view) return;
-      view.addEventListener("click", (ev) => {
-        const port = ev.target.closest("[data-port]");
-        const host = ev.target.closest(".node.host");
-        if (port) this.togglePort(port.dataset.port);
-        else if (host) this.toggleHost(host.dataset.node);
-      });
-      view.addEventListener("keydown", (ev) => {
-        if (ev.key !== "Enter" && ev.key !== " ") return;
-        const port = ev.target.closest("[data-port]");
-        const host = ev.target.closest(".node.host");
-        if (port || host) ev.preventDefault();
-        if (port) this.togglePort(port.dataset.port);
-        else if (host) this.toggleHost(host.dataset.node);
-      });
-    }
-
-    // markTopology shows the selection on the (possibly redrawn) SVG.
-    markTopology() {
-      const view = document.getElementById("topology-view");
-      if (!view) return;
-      const ports = this.selectedPorts || new Set(this.autoPorts);
-      for (const el of view.querySelectorAll("[data-port]")) {
-        el.classList.toggle("selected", ports.has(el.dataset.port));
-        el.setAttribute("aria-pressed", ports.has(el.dataset.port) ? "true" : "false");
-      }
-      for (const el of view.querySelectorAll(".node.host")) {
-        el.classList.toggle("highlight", el.dataset.node === this.host);
-        el.setAttribute("aria-pressed", el.dataset.node === this.host ? "true" : "false");
-      }
-    }
-
-    togglePort(name) {
-      if (!this.selectedPorts) this.selectedPorts = new Set(this.autoPorts);
-      if (this.selectedPorts.has(name)) this.selectedPorts.delete(name);
-      else this.selectedPorts.add(name);
-      if (this.selectedPorts.size === 0) this.selectedPorts = null; // back to the busiest ports
-      this.rebuild("queue");
-    }
-
-    toggleHost(name) {
-      if (this.host === name) {
-        this.host = null;
-        this.selectedFlows = null;
-      } else {
-        this.host = name;
-        this.selectedFlows = new Set(this.flows.filter((f) => f.src === name || f.dst === name).map((f) => String(f.id)));
-      }
-      this.rebuild("flows");
-    }
-
-    // ---- which series each chart shows ----
-    portShown(entity) {
-      const set = this.selectedPorts || new Set(this.autoPorts);
-      return set.has(entity);
-    }
-
-    flowShown(entity) {
-      if (this.selectedFlows) return this.selectedFlows.has(entity);
-      return Number(entity) < DEFAULT_FLOWS;
-    }
-
-    flowLabel(entity) {
-      const f = this.flows[Number(entity)];
-      return f && String(f.id) === entity ? "flow " + entity + " " + f.src + "→" + f.dst : "flow " + entity;
-    }
-
-    chartFor(metric) {
-      if (metric === "queue_bytes") return this.charts.queue_bytes;
-      if (FLOW_CHARTS.includes(metric)) return this.charts[metric];
-      if (metric === this.algoMetric) return this.charts.algo;
-      return null;
-    }
-
-    shown(key) {
-      if (key.metric === "queue_bytes") return this.portShown(key.entity);
-      if (PORT_METRICS.has(key.metric)) return false;
-      if (FLOW_CHARTS.includes(key.metric) || key.metric === this.algoMetric) return this.flowShown(key.entity);
-      return false;
-    }
-
-    label(key) {
-      return key.metric === "queue_bytes" ? key.entity : this.flowLabel(key.entity);
-    }
-
-    addKey(k) {
-      this.keys[k.i] = { metric: k.metric, entity: k.entity };
-      this.data[k.i] = { t: [], v: [], max: -Infinity };
-      if (!UNITS[k.metric] && !PORT_METRICS.has(k.metric) && !this.algoMetrics.has(k.metric)) {
-        this.algoMetrics.add(k.metric);
-        const sel = document.getElementById("algo-series");
-        if (sel) {
-          const o = document.createElement("option");
-          o.value = o.textContent = k.metric;
-          sel.appendChild(o);
-          if (!this.algoMetric) { this.algoMetric = k.metric; sel.value = k.metric; }
-        }
-      }
-      // a chart shows up once its metric does (DCQCN has no window, only
-      // MPCC solves QPs)
-      const ch = this.charts[k.metric];
-      if (ch && ch.el && ch.el.hidden) {
-        ch.el.hidden = false;
-      }
-    }
-
-    // add appends points of series i and draws them if shown.
-    add(i, t, v) {
-      const key = this.keys[i];
-      const d = this.data[i];
-      if (!key || !d) return;
-      for (let j = 0; j < t.length; j++) {
-        d.t.push(t[j]);
-        d.v.push(v[j]);
-        if (v[j] !== null && v[j] > d.max) d.max = v[j];
-        if (key.metric === "qp_solve_ns" && v[j] !== null) this.qp.add(v[j]);
-      }
-      const ch = this.chartFor(key.metric);
-      if (ch && this.shown(key)) {
-        ch.ensureSeries(this.label(key), this.label(key));
-        ch.append(this.label(key), t, v);
-      }
-    }
-
-    // afterBatch redraws, re-picks the busiest ports, and updates stats.
-    afterBatch() {
-      if (!this.selectedPorts) {
-        const ports = [];
-        this.keys.forEach((k, i) => {
-          if (k && k.metric === "queue_bytes" && this.data[i].max > 0) ports.push([this.data[i].max, k.entity]);
-        });
-        ports.sort((a, b) => b[0] - a[0] || (a[1] < b[1] ? -1 : 1));
-        const pick = ports.slice(0, AUTO_PORTS).map((p) => p[1]).sort();
-        if (pick.join("|") !== this.autoPorts.join("|")) {
-          this.autoPorts = pick;
-          this.rebuild("queue");
-        }
-      }
-      for (const ch of Object.values(this.charts)) ch.redraw();
-      if (this.qp.count() > 0 && !this.qpExact) {
-        const stats = document.getElementById("qp-stats");
-        if (stats) {
-          stats.hidden = false;
-          stats.textContent = "QP solve time so far (estimated from the charted points, " + this.qp.count() + " buckets): p50 " +
-            Math.round(this.qp.p50()) + " ns, p99 " + Math.round(this.qp.p99()) + " ns";
-        }
-      }
-      this.markTopology();
-    }
-
-    // rebuild redraws one group of charts from memory.
-    rebuild(which) {
-      const metrics = which === "queue" ? ["queue_bytes"] : which === "algo" ? ["algo"] : FLOW_CHARTS.concat(["algo"]);
-      for (const m of metrics) {
-        const ch = this.charts[m];
-        if (!ch) continue;
-        ch.clear();
-        this.keys.forEach((k, i) => {
-          if (!k) return;
-          const match = m === "algo" ? k.metric === this.algoMetric : k.metric === m;
-          if (match && this.shown(k)) {
-            ch.ensureSeries(this.label(k), this.label(k));
-            ch.append(this.label(k), this.data[i].t, this.data[i].v);
-          }
-        });
-        for (const mk of this.markers) ch.addMarker(mk.atNs, mk.label);
-        ch.redraw();
-      }
-      this.markTopology();
-    }
-
-    // showSummaryStats shows the run's exact solve-time statistics (every
-    // solve, from summary.json) once it has ended.
-    showSummaryStats(summary) {
-      const st = summary && summary.series_stats && summary.series_stats.qp_solve_ns;
-      const el = document.getElementById("qp-stats");
-      if (!st || !el || !st.count) return;
-      this.qpExact = true;
-      el.hidden = false;
-      el.textContent = "QP solve time over all " + st.count + " solves of the run: p50 " + Math.round(st.p50) +
-        " ns, p99 " + Math.round(st.p99) + " ns, max " + Math.round(st.max) + " ns";
-      el.dataset.count = String(st.count);
-    }
-
-    addMarker(atNs, params) {
-      const label = Object.entries(params || {}).map(([k, v]) => k + "=" + v).join(", ");
-      this.markers.push({ atNs, label });
-      for (const ch of Object.values(this.charts)) { ch.addMarker(atNs, label); ch.redraw(); }
-      this.showMarkers();
-    }
-
-    showMarkers() {
-      document.body.dataset.markers = String(this.markers.length);
-      const list = document.getElementById("markers");
-      if (!list) return;
-      list.textContent = "";
-      for (const m of this.markers) {
-        const li = document.createElement("li");
-        li.textContent = m.label + " at " + fmtNs(m.atNs);
-        list.appendChild(li);
-      }
-      list.hidden = this.markers.length === 0;
-    }
-
-    // ---- data sources ----
-    onSamples(m) {
-      for (const k of m.keys || []) this.addKey(k);
-      for (const s of m.series || []) this.add(s.i, s.t, s.v);
-      this.afterBatch();
-    }
-
-    // attach follows a run over its WebSocket; handlers get the progress,
-    // status and final messages.
-    attach(runId, on) {
-      this.close();
-      const proto = location.protocol === "https:" ? "wss:" : "ws:";
-      const ws = new WebSocket(proto + "//" + location.host + "/ws/runs/" + runId);
-      this.ws = ws;
-      ws.onmessage = (ev) => {
-        let m;
-        try { m = JSON.parse(ev.data); } catch (e) { return; }
-        switch (m.type) {
-          case "hello": if (on.hello) on.hello(m); break;
-          case "samples": this.onSamples(m); break;
-          case "progress": if (on.progress) on.progress(m); break;
-          case "parameter-changed": this.addMarker(m.atNs, m.params); break;
-          case "done":
-          case "failed":
-            if (on.done) on.done(m);
-            this.close();
-            break;
-        }
-      };
-      ws.onclose = () => {
-        if (this.ws === ws) {
-          this.ws = null;
-          if (on.closed) on.closed();
-        }
-      };
-    }
-
-    close() {
-      if (this.ws) {
-        const ws = this.ws;
-        this.ws = null;
-        ws.onmessage = null;
-        ws.onclose = null;
-        try { ws.close(); } catch (e) { /* ignore */ }
-      }
-    }
-
-    // loadStored draws a stored run from the chart API (one request).
-    async loadStored(runId, changes) {
-      const chart = await CC.api("GET", "/api/runs/" + runId + "/series?level=1");
-      for (const s of chart.series) this.addKey({ i: s.i, metric: s.metric, entity: s.entity });
-      for (const s of chart.series) this.add(s.i, s.t, s.v);
-      for (const c of changes || []) this.addMarker(c.atNs, c.params);
-      this.afterBatch();
+    // a chart shows up once its metric does (DCQCN has no window, only
+    // MPCC solves QPs)
+    const ch = this.charts[k.metric];
+    if (ch && ch.el && ch.el.hidden) {
+      ch.el.hidden = false;
     }
   }
 
-  window.RunView = RunView;
-})();
+  // add appends points of series i and draws them if shown.
+  add(i, t, v) {
+    const key = this.keys[i];
+    const d = this.data[i];
+    if (!key || !d) return;
+    for (let j = 0; j < t.length; j++) {
+      d.t.push(t[j]);
+      d.v.push(v[j]);
+      if (v[j] !== null && v[j] > d.max) d.max = v[j];
+      if (key.metric === "qp_solve_ns" && v[j] !== null) this.qp.add(v[j]);
+    }
+    const ch = this.chartFor(key.metric);
+    if (ch && this.shown(key)) {
+      ch.ensureSeries(this.label(key), this.label(key));
+      ch.append(this.label(key), t, v);
+    }
+  }
+
+  // afterBatch redraws, re-picks the busiest ports, and updates stats.
+  afterBatch() {
+    if (!this.selectedPorts) {
+      const ports = [];
+      this.keys.forEach((k, i) => {
+        if (k && k.metric === "queue_bytes" && this.data[i].max > 0) ports.push([this.data[i].max, k.entity]);
+      });
+      const pick = busiest(ports, AUTO_PORTS);
+      if (pick.join("|") !== this.autoPorts.join("|")) {
+        this.autoPorts = pick;
+        this.rebuild("queue");
+      }
+    }
+    for (const ch of Object.values(this.charts)) ch.redraw();
+    if (this.qp.count() > 0 && !this.qpExact) {
+      const stats = document.getElementById("qp-stats");
+      if (stats) {
+        stats.hidden = false;
+        stats.textContent = "QP solve time so far (estimated from the charted points, " + this.qp.count() + " buckets): p50 " +
+          Math.round(this.qp.p50()) + " ns, p99 " + Math.round(this.qp.p99()) + " ns";
+      }
+    }
+    this.markTopology();
+  }
+
+  // rebuild redraws one group of charts from memory.
+  rebuild(which) {
+    const metrics = which === "queue" ? ["queue_bytes"] : which === "algo" ? ["algo"] : FLOW_CHARTS.concat(["algo"]);
+    for (const m of metrics) {
+      const ch = this.charts[m];
+      if (!ch) continue;
+      ch.clear();
+      this.keys.forEach((k, i) => {
+        if (!k) return;
+        const match = m === "algo" ? k.metric === this.algoMetric : k.metric === m;
+        if (match && this.shown(k)) {
+          ch.ensureSeries(this.label(k), this.label(k));
+          ch.append(this.label(k), this.data[i].t, this.data[i].v);
+        }
+      });
+      for (const mk of this.markers) ch.addMarker(mk.atNs, mk.label);
+      ch.redraw();
+    }
+    this.markTopology();
+  }
+
+  // showSummaryStats shows the run's exact solve-time statistics (every
+  // solve, from summary.json) once it has ended.
+  showSummaryStats(summary) {
+    const st = summary && summary.series_stats && summary.series_stats.qp_solve_ns;
+    const el = document.getElementById("qp-stats");
+    if (!st || !el || !st.count) return;
+    this.qpExact = true;
+    el.hidden = false;
+    el.textContent = "QP solve time over all " + st.count + " solves of the run: p50 " + Math.round(st.p50) +
+      " ns, p99 " + Math.round(st.p99) + " ns, max " + Math.round(st.max) + " ns";
+    el.dataset.count = String(st.count);
+  }
+
+  addMarker(atNs, params) {
+    const label = Object.entries(params || {}).map(([k, v]) => k + "=" + v).join(", ");
+    this.markers.push({ atNs, label });
+    for (const ch of Object.values(this.charts)) { ch.addMarker(atNs, label); ch.redraw(); }
+    this.showMarkers();
+  }
+
+  showMarkers() {
+    document.body.dataset.markers = String(this.markers.length);
+    const list = document.getElementById("markers");
+    if (!list) return;
+    list.textContent = "";
+    for (const m of this.markers) {
+      const li = document.createElement("li");
+      li.textContent = m.label + " at " + fmtNs(m.atNs);
+      list.appendChild(li);
+    }
+    list.hidden = this.markers.length === 0;
+  }
+
+  // ---- data sources ----
+  onSamples(m) {
+    for (const k of m.keys || []) this.addKey(k);
+    for (const s of m.series || []) this.add(s.i, s.t, s.v);
+    this.afterBatch();
+  }
+
+  // attach follows a run over its WebSocket; handlers get the progress,
+  // status and final messages.
+  attach(runId, on) {
+    this.close();
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(proto + "//" + location.host + "/ws/runs/" + runId);
+    this.ws = ws;
+    ws.onmessage = (ev) => {
+      let m;
+      try { m = JSON.parse(ev.data); } catch (e) { return; }
+      switch (m.type) {
+        case "hello": if (on.hello) on.hello(m); break;
+        case "samples": this.onSamples(m); break;
+        case "progress": if (on.progress) on.progress(m); break;
+        case "parameter-changed": this.addMarker(m.atNs, m.params); break;
+        case "done":
+        case "failed":
+          if (on.done) on.done(m);
+          this.close();
+          break;
+      }
+    };
+    ws.onclose = () => {
+      if (this.ws === ws) {
+        this.ws = null;
+        if (on.closed) on.closed();
+      }
+    };
+  }
+
+  close() {
+    if (this.ws) {
+      const ws = this.ws;
+      this.ws = null;
+      ws.onmessage = null;
+      ws.onclose = null;
+      try { ws.close(); } catch (e) { /* ignore */ }
+    }
+  }
+
+  // loadStored draws a stored run from the chart API (one request).
+  async loadStored(runId, changes) {
+    const chart = await api("GET", "/api/runs/" + runId + "/series?level=1");
+    for (const s of chart.series) this.addKey({ i: s.i, metric: s.metric, entity: s.entity });
+    for (const s of chart.series) this.add(s.i, s.t, s.v);
+    for (const c of changes || []) this.addMarker(c.atNs, c.params);
+    this.afterBatch();
+  }
+}
+
