@@ -39,7 +39,7 @@ func TestPages(t *testing.T) {
 		{"params of an unknown algorithm", "GET", "/ui/params?algo=nope", "", 404, []string{"no algorithm"}, nil, 0},
 		{"topology fragment", "POST", "/ui/topology", `{"hosts":["h0","h1"],"ports":["h0->s0","s0->h0","h1->s0","s0->h1"]}`, 200, []string{"<svg", `data-port="h0-&gt;s0"`, `data-node="s0"`}, nil, 0},
 		{"topology fragment, bad JSON", "POST", "/ui/topology", `{`, 400, nil, nil, 0},
-		{"static file", "GET", "/static/js/charts.js", "", 200, []string{"CCCharts"}, nil, 0},
+		{"static file", "GET", "/static/js/charts/index.js", "", 200, []string{"export { timeChart }"}, nil, 0},
 		{"vendored licence", "GET", "/static/vendor/uplot/LICENSE", "", 200, []string{"MIT"}, nil, 0},
 		{"unknown static file", "GET", "/static/nope.js", "", 404, nil, nil, 0},
 	}

@@ -70,7 +70,11 @@ func qcnExperiments() []*Experiment {
 			r := newRows("qcn-fig9")
 			aimd := firstUnderflow(o, "qcn_aimd")
 			qcn := firstUnderflow(o, "qcn")
-			r.within("Fig. 9(b), QCN-AIMD's queue underflows from RTT", 200, float64(aimd), "µs", 50, "± one step of the sweep (50 µs)")
+			row0 := r.within("Fig. 9(b), QCN-AIMD's queue underflows from RTT", 200, float64(aimd), "µs", 50, "± one step of the sweep (50 µs)")
+			if row0.Verdict != Reproduced {
+				row0.Note = "The paper shows only 50, 200 and 350 µs; that QCN-AIMD is stable below 200 µs is our reading of it. " +
+					"Our criterion (empty in over 1% of the samples) is stricter than a look at the plot, and one seed decides it."
+			}
 			row := r.claim("§3.1 (L343), QCN's queue underflows only for RTT > 500 µs", "> 500 µs",
 				fmt.Sprintf("from %d µs", qcn), qcn > 500 || qcn == 0, "no underflow at 500 µs or below")
 			if row.Verdict != Reproduced {
