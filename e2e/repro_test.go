@@ -18,6 +18,9 @@ func TestReproductionsPage(t *testing.T) {
 			t.Fatalf("no #%s on the page", id)
 		}
 	}
+	if n := eval[int](t, ctx, `document.querySelectorAll("#repro-qcn-margins table.repro-rows tbody tr").length`); n != 4 {
+		t.Fatalf("the computed QCN margins show %d rows", n)
+	}
 	if s := eval[string](t, ctx, `document.querySelector("#repro-mpcc-exp1").dataset.status`); s != "never" {
 		t.Fatalf("mpcc-exp1 is %q before it was run", s)
 	}

@@ -48,6 +48,12 @@ type reproRun struct {
 // the given one).
 func (s *Server) reproState(ctx context.Context, exp *repro.Experiment, rec *store.Reproduction) (*reproState, error) {
 	st := &reproState{exp: exp, rec: rec, outcomes: repro.Outcomes{}}
+	if computedOnly(exp) {
+		// a model's numbers, no simulation: always evaluated
+		er := repro.Evaluate(exp, st.outcomes)
+		st.report, st.complete = &er, true
+		return st, nil
+	}
 	if rec == nil {
 		r, err := s.db.LatestReproduction(ctx, exp.ID)
 		if errors.Is(err, store.ErrNotFound) {
@@ -102,6 +108,11 @@ func (s *Server) reproState(ctx context.Context, exp *repro.Experiment, rec *sto
 	return st, nil
 }
 
+// computedOnly says whether an experiment evaluates a model with no runs.
+func computedOnly(exp *repro.Experiment) bool {
+	return len(exp.RunsFor(false)) == 0 && len(exp.RunsFor(true)) == 0
+}
+
 // outcome reads what an evaluation needs of a finished run: its summary,
 // its flows and, at full resolution, the series the experiment asks for.
 func (s *Server) outcome(ctx context.Context, run *store.Run, def repro.Run) (*repro.Outcome, error) {
@@ -144,6 +155,11 @@ func (st *reproState) json() map[string]any {
 		"id": st.exp.ID, "seed": st.exp.Seed, "title": st.exp.Title, "claim": st.exp.Claim,
 		"reading": st.exp.Reading, "quick": st.exp.Quick, "runs": len(st.exp.Runs()),
 		"reproduction": nil,
+	}
+	if computedOnly(st.exp) {
+		out["computed"] = true
+		out["rows"] = st.report.Rows
+		return out
 	}
 	if st.rec == nil {
 		return out
@@ -227,6 +243,9 @@ func (s *Server) startReproduction(r *http.Request, req reproRequest) (*reproSta
 	cur, err := s.reproState(r.Context(), exp, nil)
 	if err != nil {
 		return nil, false, err
+	}
+	if computedOnly(exp) {
+		return nil, false, errorf(http.StatusUnprocessableEntity, "experiment", "%s has no runs: its rows are computed from the model (GET /api/reproductions)", exp.ID)
 	}
 	if cur.rec != nil && !cur.complete && !cur.broken {
 		return cur, false, nil
@@ -343,6 +362,11 @@ func (st *reproState) view() web.ReproSection {
 	} else {
 		v.QuickRuns = v.Runs
 	}
+	if computedOnly(st.exp) {
+		v.Computed = true
+		v.Rows, v.Counts = rowViews(st.report.Rows)
+		return v
+	}
 	if st.rec == nil {
 		return v
 	}
@@ -359,21 +383,31 @@ func (st *reproState) view() web.ReproSection {
 			v.Figures = append(v.Figures, web.ReproFigure{Title: f.Title,
 				URL: "/api/reproductions/" + st.rec.ID + "/figures/" + f.Name + ".svg?done=" + fmt.Sprint(st.done)})
 		}
-		for _, row := range st.report.Rows {
-			d := ""
-			if row.Diff != nil {
-				d = *row.Diff
-			}
-			v.Rows = append(v.Rows, web.ReproRow{Metric: row.Metric, Paper: row.Paper.String(), Ours: row.Ours.String(),
-				Diff: d, Verdict: string(row.Verdict), Rule: row.Rule, Note: row.Note})
-		}
-		c := repro.Count(st.report.Rows)
-		v.Counts = fmt.Sprintf("%d reproduced, %d direction only, %d not reproduced", c.Reproduced, c.DirectionOnly, c.NotReproduced)
-		if c.NotComparable > 0 {
-			v.Counts += fmt.Sprintf(", %d not comparable", c.NotComparable)
-		}
+		v.Rows, v.Counts = rowViews(st.report.Rows)
 	}
 	return v
+}
+
+// rowViews is the page's form of report rows, and their counts by verdict.
+func rowViews(rows []repro.Row) ([]web.ReproRow, string) {
+	var out []web.ReproRow
+	for _, row := range rows {
+		d := ""
+		if row.Diff != nil {
+			d = *row.Diff
+		}
+		out = append(out, web.ReproRow{Metric: row.Metric, Paper: row.Paper.String(), Ours: row.Ours.String(),
+			Diff: d, Verdict: string(row.Verdict), Rule: row.Rule, Note: row.Note})
+	}
+	if len(rows) == 0 {
+		return nil, ""
+	}
+	c := repro.Count(rows)
+	counts := fmt.Sprintf("%d reproduced, %d direction only, %d not reproduced", c.Reproduced, c.DirectionOnly, c.NotReproduced)
+	if c.NotComparable > 0 {
+		counts += fmt.Sprintf(", %d not comparable", c.NotComparable)
+	}
+	return out, counts
 }
 
 func (s *Server) handleReproductionsPage(w http.ResponseWriter, r *http.Request) {

@@ -106,6 +106,22 @@ func TestReproductionInTheLab(t *testing.T) {
 		!strings.Contains(string(page), "/r/"+first.Reproduction.Runs[0].Run) || !strings.Contains(string(page), "not reproduced") {
 		t.Errorf("page: %d, section or rows missing", code)
 	}
+	// a model's rows need no runs: always there, and nothing to start
+	var computed struct {
+		Experiments []struct {
+			ID       string
+			Computed bool
+			Rows     []struct{ Metric, Verdict string }
+		}
+	}
+	s.must(http.StatusOK, "GET", "/api/reproductions", nil, &computed)
+	for _, e := range computed.Experiments {
+		if e.ID == "qcn-margins" && (!e.Computed || len(e.Rows) != 4 || e.Rows[0].Verdict != "reproduced") {
+			t.Errorf("qcn-margins: %+v", e)
+		}
+	}
+	code, data = s.do("POST", "/api/reproductions", map[string]any{"experiment": "qcn-margins"})
+	checkError(t, code, data, http.StatusUnprocessableEntity, "experiment", "")
 	code, _ = s.do("GET", "/api/reproductions/nope", nil)
 	if code != http.StatusNotFound {
 		t.Errorf("unknown reproduction: %d", code)

@@ -17,6 +17,7 @@ type ReproSection struct {
 	ID, Title, Claim, Reading string
 	QuickOnly                 bool // in the quick set
 	Runs, QuickRuns           int  // runs of the full and the quick set
+	Computed                  bool // no runs: the rows are a model's, always shown
 
 	Reproduction     string // "": never run here
 	Created          string
@@ -45,7 +46,7 @@ type ReproRow struct {
 }
 
 func (s ReproSection) inProgress() bool {
-	return s.Reproduction != "" && !s.Complete && !s.Broken
+	return !s.Computed && s.Reproduction != "" && !s.Complete && !s.Broken
 }
 
 func verdictClass(v string) string {

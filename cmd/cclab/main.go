@@ -32,6 +32,9 @@ Usage:
       Run the seeds' experiments (000 MPCC, 002 RCC, 003 QCN, 004 Dolce-RC; none named: all)
       on every core and write report.md, report.json and one SVG per figure to DIR:
       every number the paper states beside ours, with a verdict.
+  cclab stability margins [--set NAME=VALUE]... [--json]
+      Seed 003's linearised QCN and QCN-AIMD: τ*, τ̂, the exact delay margin and the
+      phase margin at an RTT ("cclab stability margins -h" lists the parameters).
 
 The scenario format and the result files are described in the lab's
 scenario-format document (scenarios/scenario-format.md in the source tree).
@@ -68,6 +71,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdAlgorithms(args[1:], stdout)
 	case "reproduce":
 		err = cmdReproduce(ctx, args[1:], stdout, stderr)
+	case "stability":
+		err = cmdStability(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"cclab/scenarios"
+	"cclab/sim"
+	"cclab/sim/fluid"
+)
+
+const stabilityUsage = `cclab stability margins [--preset qcn-sigmetrics11] [--set NAME=VALUE]... [--json]
+
+The linearised QCN and QCN-AIMD fluid models of seed 003: the fixed point,
+Theorem 1's τ* (and its printed form), Theorem 2's τ̂ beside the paper's
+189 µs, the exact linear margin and the phase margin at the RTT.
+Parameters (--set): c (rate, e.g. 10Gbps), n, gd, w, ps, rai (rate),
+qeq (packets), packet (size, e.g. 1500B), rtt (time, e.g. 350us).
+`
+
+// cmdStability is `cclab stability margins`.
+func cmdStability(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "margins" {
+		return &usageError{"want a subcommand: margins\n\n" + stabilityUsage}
+	}
+	fs := flag.NewFlagSet("stability margins", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, stabilityUsage) }
+	preset := fs.String("preset", "qcn-sigmetrics11", "the parameters to start from (the paper's baseline)")
+	asJSON := fs.Bool("json", false, "one JSON object")
+	var sets multiFlag
+	fs.Var(&sets, "set", "NAME=VALUE, repeated")
+	rest, err := parseArgs(fs, args[1:])
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	if *preset != "qcn-sigmetrics11" {
+		return &usageError{fmt.Sprintf("no preset %q; presets: qcn-sigmetrics11", *preset)}
+	}
+	q := fluid.Baseline()
+	for _, s := range sets {
+		if err := setStability(&q, s); err != nil {
+			return &usageError{err.Error()}
+		}
+	}
+	m, err := fluid.ComputeMargins(q)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(m)
+	}
+	stable := func(b bool) string {
+		if b {
+			return "stable"
+		}
+		return "unstable"
+	}
+	fmt.Fprintf(stdout, "QCN fluid model: C %s, N %d, Gd %g, w %g, ps %g, R_AI %s, Q_eq %g packets of %g B, RTT %.1f µs\n",
+		fmtRate(q.C), q.N, q.Gd, q.W, q.Ps, fmtRate(q.RAI), q.Qeq, q.Packet, q.RTT*1e6)
+	fmt.Fprintf(stdout, "fixed point: R_C* = C/N = %.1f packets/s, R_T* − R_C* = %.3g bps, Q* = Q_eq + %.3g packets (QCN-AIMD: + %.3g)\n",
+		m.RCPacketsPerS, m.RTMinusRCBps, m.QStarPackets-q.Qeq, m.QHatPackets-q.Qeq)
+	fmt.Fprintf(stdout, "τ* (Theorem 1)      %8.2f µs   paper %g µs; as printed (a2 in (17)) %.1f µs\n", m.TauStarUs, m.TauStarPaperUs, m.TauStarPrintedUs)
+	fmt.Fprintf(stdout, "exact QCN margin    %8.2f µs   0-dB crossover at %.1f rad/s\n", m.ExactMarginUs, m.CrossoverRadS)
+	fmt.Fprintf(stdout, "τ̂ (Theorem 2)      %8.2f µs   paper %g µs (see the note below)\n", m.TauHatUs, m.TauHatPaperUs)
+	fmt.Fprintf(stdout, "at RTT %.1f µs: phase margin %.1f°, linear QCN %s, linear QCN-AIMD %s\n",
+		m.RTTUs, m.PhaseMarginDeg, stable(m.StableQCN), stable(m.StableQCNAIMD))
+	fmt.Fprintf(stdout, "Theorem 3: (23) %.3g < 0.1, (24) %.3g < 0.2; averaging helps (τ* > τ̂): %v\n",
+		m.Theorem3LHS23, m.Theorem3LHS24, m.AveragingHelps)
+	for _, n := range m.Notes {
+		fmt.Fprintln(stdout, "note:", n)
+	}
+	return nil
+}
+
+// setStability applies one --set NAME=VALUE, with units where the
+// parameter has them.
+func setStability(q *fluid.QCN, s string) error {
+	name, val, ok := strings.Cut(s, "=")
+	if !ok {
+		return fmt.Errorf("--set %q: want NAME=VALUE", s)
+	}
+	num := func() (float64, error) {
+		v, err := strconv.ParseFloat(val, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q is not a number", name, val)
+		}
+		return v, nil
+	}
+	var err error
+	switch strings.ToLower(name) {
+	case "c", "rai":
+		var r int64
+		if r, err = scenarios.ParseRate(val); err == nil {
+			if strings.ToLower(name) == "c" {
+				q.C = float64(r)
+			} else {
+				q.RAI = float64(r)
+			}
+		}
+	case "rtt":
+		var t sim.Time
+		if t, err = scenarios.ParseTime(val); err == nil {
+			q.RTT = float64(t) / float64(sim.Second)
+		}
+	case "packet":
+		var b int64
+		if b, err = scenarios.ParseSize(val); err == nil {
+			q.Packet = float64(b)
+		}
+	case "n":
+		var n int
+		if n, err = strconv.Atoi(val); err == nil {
+			q.N = n
+		}
+	case "gd":
+		q.Gd, err = num()
+	case "w":
+		q.W, err = num()
+	case "ps":
+		q.Ps, err = num()
+	case "qeq":
+		q.Qeq, err = num()
+	default:
+		return fmt.Errorf("--set %s: no parameter %q; parameters: c, n, gd, w, ps, rai, qeq, packet, rtt", s, name)
+	}
+	if err != nil {
+		return fmt.Errorf("--set %s: %v", s, err)
+	}
+	return nil
+}
+
+func fmtRate(bps float64) string {
+	switch {
+	case bps >= 1e9:
+		return strconv.FormatFloat(bps/1e9, 'g', 4, 64) + " Gbps"
+	case bps >= 1e6:
+		return strconv.FormatFloat(bps/1e6, 'g', 4, 64) + " Mbps"
+	}
+	return strconv.FormatFloat(bps, 'g', 4, 64) + " bps"
+}
