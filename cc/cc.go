@@ -154,29 +154,38 @@ type Sender interface {
 	// acknowledges the last byte: that one finishes the flow.
 	OnAck(env Env, a *Ack)
 	// SetParam changes a parameter while the run is live; the new value
-	// takes effect at once (e.g. a new window is applied through env).
+	// takes effect at once (e.g. a new window is applied through env). It
+	// is required, not optional: every sender but RCC's (whose parameters
+	// are all its receiver's) applies live changes itself, and one that
+	// forgot to should fail to compile rather than ignore them.
 	SetParam(env Env, name string, v float64) error
 }
 
 // The rarer events have their own small interfaces: a sender implements
 // only those it reacts to. The engine looks for them once, when it makes
-// the sender; an event for a sender without its hook is dropped.
+// the sender (a type assertion, so a wrapper around a sender hides the
+// hooks it does not declare itself); an event for a sender without its
+// hook is dropped, as a no-op method would have taken it.
 
 // CNPHandler is implemented by senders that react to a congestion
-// notification packet arriving on its own (not flagged on an ACK):
-// DCQCN and Dolce-RC.
+// notification packet arriving on its own, not flagged on an ACK (a marked
+// packet the receiver does not acknowledge by itself): the engine calls
+// OnCNP when that packet reaches the flow's source. DCQCN and Dolce-RC.
 type CNPHandler interface {
 	OnCNP(env Env)
 }
 
 // TimerHandler is implemented by senders that arm timers (Env.SetTimer):
-// OnTimer is called when slot's timer fires.
+// the engine calls OnTimer when slot's timer fires, while the flow is
+// active. A sender that arms timers must implement it, or its timers fire
+// into nothing.
 type TimerHandler interface {
 	OnTimer(env Env, slot int)
 }
 
-// QCNHandler is implemented by senders that take QCN's quantized feedback
-// from a congestion point.
+// QCNHandler is implemented by senders that take QCN's quantized feedback:
+// the engine calls OnQCN when a congestion point's feedback frame reaches
+// the flow's source.
 type QCNHandler interface {
 	OnQCN(env Env, fb QCNFeedback)
 }

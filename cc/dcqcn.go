@@ -244,8 +244,7 @@ func (d *dcqcn) OnTimer(env Env, slot int) {
 		if d.clampTarget || d.stage != 0 {
 			d.target = d.rate
 		}
-		d.rate = math.Max(d.minRate, d.rate*(1-d.alpha/2))
-		d.decreased(env, now)
+		d.cut(env, now, d.alpha)
 	case dcqcnIncrease:
 		env.SetTimer(dcqcnIncrease, now+d.tInc)
 		switch {
@@ -264,16 +263,19 @@ func (d *dcqcn) OnTimer(env Env, slot int) {
 // decreaseDue is the decrease check's bookkeeping (the check reschedules
 // itself, ScheduleDecreaseRateMlx): it says whether a CNP arrived since
 // the last check, so that the rate is cut now. DCQCN and Dolce-RC share
-// it and differ only in the cut.
+// it, and the cut; they differ in the target rule and in where alpha
+// comes from.
 func (d *dcqcn) decreaseDue(now Time) bool {
 	d.decPending = false
 	d.decNext = now + d.tDec
 	return d.decCNP
 }
 
-// decreased ends a cut: fast recovery starts over and the increase timer
-// is armed from now.
-func (d *dcqcn) decreased(env Env, now Time) {
+// cut is the rate decrease, rate ← max(minRate, rate·(1−alpha/2)), and
+// what follows it: fast recovery starts over and the increase timer is
+// armed from now.
+func (d *dcqcn) cut(env Env, now Time, alpha float64) {
+	d.rate = math.Max(d.minRate, d.rate*(1-alpha/2))
 	d.stage = 0
 	d.decCNP = false
 	env.SetTimer(dcqcnIncrease, now+d.tInc)

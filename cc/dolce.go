@@ -290,12 +290,11 @@ func (d *dolce) OnTimer(env Env, slot int) {
 	if !d.decreaseDue(now) {
 		return
 	}
-	// the revised cut (eqs. 1, 2) with the arm in force, in place of
-	// DCQCN's; the check's bookkeeping and what follows a cut are DCQCN's
+	// the revised cut (eqs. 1, 2) with the arm in force: the target rule
+	// is Dolce-RC's own, the cut is DCQCN's with the arm's alpha
 	arm := d.l.arm
 	d.target = math.Min(d.beta[arm]*d.rate, d.lineRate)
-	d.rate = math.Max(d.minRate, d.rate*(1-d.alpha[arm]/2))
-	d.decreased(env, now)
+	d.cut(env, now, d.alpha[arm])
 }
 
 func (d *dolce) OnSample(env Env) {

@@ -15,16 +15,20 @@ type scriptEnv struct {
 	rand     []float64 // values Rand returns in turn (congestion points)
 	wall     int64     // WallNanos: advances by wallStep at every read
 	wallStep int64
+	arms     int // SetTimer calls
 }
 
 func newEnv() *scriptEnv {
 	return &scriptEnv{timers: map[int]Time{}, gauges: map[int]float64{}, events: map[int][]float64{}}
 }
 
-func (e *scriptEnv) Now() Time                   { return e.now }
-func (e *scriptEnv) SetRate(bps int64)           { e.rate = bps }
-func (e *scriptEnv) SetWindow(bytes int64)       { e.window = bytes }
-func (e *scriptEnv) SetTimer(slot int, at Time)  { e.timers[slot] = at }
+func (e *scriptEnv) Now() Time             { return e.now }
+func (e *scriptEnv) SetRate(bps int64)     { e.rate = bps }
+func (e *scriptEnv) SetWindow(bytes int64) { e.window = bytes }
+func (e *scriptEnv) SetTimer(slot int, at Time) {
+	e.timers[slot] = at
+	e.arms++
+}
 func (e *scriptEnv) CancelTimer(slot int)        { delete(e.timers, slot) }
 func (e *scriptEnv) Gauge(series int, v float64) { e.gauges[series] = v }
 func (e *scriptEnv) Event(series int, v float64) { e.events[series] = append(e.events[series], v) }

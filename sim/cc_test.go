@@ -849,3 +849,57 @@ func TestStalledRunStops(t *testing.T) {
 		t.Errorf("ended %q at %d ps", r.EndReason, r.SimTime)
 	}
 }
+
+// bareSender implements only cc.Sender: no optional hook. It arms one
+// timer all the same, which must fire into nothing.
+type bareSender struct{ rate, window int64 }
+
+func (b *bareSender) Start(env cc.Env) {
+	env.SetRate(b.rate)
+	env.SetWindow(b.window)
+	env.SetTimer(1, env.Now()+7*sim.Microsecond)
+}
+func (b *bareSender) OnAck(cc.Env, *cc.Ack)                  {}
+func (b *bareSender) SetParam(cc.Env, string, float64) error { return nil }
+
+// Standalone CNPs, QCN feedback and timers reach a sender without the
+// hook as nothing: the run is the one of a sender whose hooks do nothing
+// (the probe at a fixed rate and window).
+func TestEventsWithoutHooks(t *testing.T) {
+	runWith := func(bare bool) (*sim.Sim, *sim.Result) {
+		var got []*probe
+		tp := star(3, 100e9, sim.Microsecond)
+		spec := probeAlgo(probeOpts{rate: cc.Unlimited, window: cc.Unlimited, ackHigh: true, cpEvery: 10, timerEvery: 7 * sim.Microsecond}, &got)
+		if bare {
+			a := *spec.Algo
+			a.NewSender = func(cc.FlowInfo, cc.Params) cc.Sender { return &bareSender{rate: cc.Unlimited, window: cc.Unlimited} }
+			spec.Algo = &a
+		}
+		cfg := baseConfig(t, tp, spec)
+		cfg.Host.AckEvery = 4
+		cfg.Switch.ECN = sim.ECNConfig{Enabled: true, Kmin: 5000, Kmax: 5000, Pmax: 1}
+		cfg.Flows = []sim.FlowSpec{tp.flow("h0", "h2", 1_000_003, 0), tp.flow("h1", "h2", 1_000_000, 0)}
+		s, r := run(t, cfg)
+		var cnps, qcns, timers int
+		for _, p := range got {
+			cnps, qcns, timers = cnps+p.cnps, qcns+len(p.qcn), timers+len(p.timerAt)
+		}
+		if !bare && (cnps == 0 || qcns == 0 || timers == 0) {
+			t.Fatalf("probe: %d standalone CNPs, %d QCN messages, %d timers: the case needs each", cnps, qcns, timers)
+		}
+		return s, r
+	}
+	sp, rp := runWith(false)
+	sb, rb := runWith(true)
+	if !reflect.DeepEqual(rb.Flows, rp.Flows) {
+		t.Errorf("flows without hooks:\n%+v\nwith no-op hooks:\n%+v", rb.Flows, rp.Flows)
+	}
+	cp, cb := sp.Conservation(), sb.Conservation()
+	for k, name := range cb.Kinds {
+		if name == "cnp" || name == "qcn" {
+			if cb.Consumed[k] == 0 || cb.Consumed[k] != cp.Consumed[k] {
+				t.Errorf("%s bytes consumed: %d without hooks, %d with", name, cb.Consumed[k], cp.Consumed[k])
+			}
+		}
+	}
+}

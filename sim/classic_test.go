@@ -145,6 +145,9 @@ func TestTwoFlowsConverge(t *testing.T) {
 }
 
 // timelyRTTs wraps TIMELY's sender to record the RTT of every ACK after from.
+// It forwards only cc.Sender's methods, so it would hide optional hooks
+// (cc.CNPHandler, cc.Sampler, ...) from the engine: TIMELY has none (cc's
+// TestOptionalHooks), so nothing is lost.
 type timelyRTTs struct {
 	cc.Sender
 	from sim.Time
