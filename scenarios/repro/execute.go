@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"cclab/scenarios"
+	"cclab/server/runs"
 	"cclab/sim"
 	"cclab/sim/report"
 )
@@ -243,15 +244,12 @@ func simulate(ctx context.Context, lib map[string][]byte, run Run) (*Outcome, Ru
 	if err != nil {
 		return nil, rep, err
 	}
-	sc, err := scenarios.Parse(data)
+	// the server's and the CLI's one way from a scenario to an engine
+	c, err := runs.Compile(data, runs.Limits{}, "")
 	if err != nil {
 		return nil, rep, fmt.Errorf("run %s: %w", run.Key, err)
 	}
-	cfg, _, err := scenarios.Build(sc)
-	if err != nil {
-		return nil, rep, fmt.Errorf("run %s: %w", run.Key, err)
-	}
-	s, err := sim.New(*cfg)
+	s, err := c.Engine()
 	if err != nil {
 		return nil, rep, fmt.Errorf("run %s: %w", run.Key, err)
 	}
@@ -267,13 +265,11 @@ func simulate(ctx context.Context, lib map[string][]byte, run Run) (*Outcome, Ru
 		s.Subscribe(ob)
 	}
 	t0 := time.Now()
-	for !s.Done() {
-		if err := ctx.Err(); err != nil {
-			return nil, rep, err
-		}
-		if err := s.RunUntil(s.Now() + sim.Millisecond); err != nil {
-			return nil, rep, fmt.Errorf("run %s: %w", run.Key, err)
-		}
+	if err := runs.Drive(s, ctxStepper{ctx}); err != nil {
+		return nil, rep, fmt.Errorf("run %s: %w", run.Key, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, rep, err
 	}
 	wall := time.Since(t0)
 	res := s.Result()
@@ -286,3 +282,16 @@ func simulate(ctx context.Context, lib map[string][]byte, run Run) (*Outcome, Ru
 
 // ErrNoRuns is returned for a selection without runs.
 var ErrNoRuns = errors.New("repro: nothing to run")
+
+// ctxStepper drives a reproduction's run with runs.Drive, the loop of the
+// server's and the CLI's runs: it stops when ctx is cancelled.
+type ctxStepper struct{ ctx context.Context }
+
+func (c ctxStepper) Before(_ *sim.Sim, proposed sim.Time) (sim.Time, bool) {
+	return proposed, c.ctx.Err() != nil
+}
+
+// Wait is never called: Before never holds a run back.
+func (ctxStepper) Wait() {}
+
+func (ctxStepper) After(*sim.Sim) {}
