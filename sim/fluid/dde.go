@@ -114,6 +114,9 @@ func (q QCN) Integrate(m Model, start Start, duration, dt, every float64) (*Traj
 		if Q < 0 {
 			Q = 0
 		}
+		if q.Buffer > 0 && Q > q.Buffer {
+			Q = q.Buffer // drop-tail: what does not fit is lost
+		}
 		rc += drc * dt
 		rt += drt * dt
 		if m == ModelQCNAIMD {

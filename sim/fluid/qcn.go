@@ -14,20 +14,24 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // QCN is the fluid model's parameters: one bottleneck of capacity C shared
 // by N sources with the same RTT.
 type QCN struct {
-	C      float64 // link capacity, bits/s
-	N      int     // sources
-	Gd     float64 // decrease gain G_d
-	W      float64 // w, the weight of the queue's rate of change in F_b
-	Ps     float64 // sampling probability p_s
-	RAI    float64 // additive increase R_AI, bits/s
-	Qeq    float64 // Q_eq, packets
-	Packet float64 // bytes per packet (the model's unit)
-	RTT    float64 // the loop delay τ, seconds (for the phase margin)
+	C      float64 `json:"c"`      // link capacity, bits/s
+	N      int     `json:"n"`      // sources
+	Gd     float64 `json:"gd"`     // decrease gain G_d
+	W      float64 `json:"w"`      // w, the weight of the queue's rate of change in F_b
+	Ps     float64 `json:"ps"`     // sampling probability p_s
+	RAI    float64 `json:"rai"`    // additive increase R_AI, bits/s
+	Qeq    float64 `json:"qeq"`    // Q_eq, packets
+	Packet float64 `json:"packet"` // bytes per packet (the model's unit)
+	RTT    float64 `json:"rtt"`    // the loop delay τ, seconds
+	// Buffer caps the fluid queue (packets; 0: no cap). The paper's model
+	// has none: this is the lab's extension, for Fig. 15-style runs.
+	Buffer float64 `json:"buffer,omitempty"`
 }
 
 // Baseline is the paper's Remark 3 and Fig. 9 setting: C = 10 Gbps,
@@ -52,31 +56,34 @@ func (q QCN) Validate() error {
 	}
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	if !(q.C > 0) || !finite(q.C) {
-		bad("C", "the capacity must be positive (bits/s), got %g", q.C)
+		bad("c", "the capacity must be positive (bits/s), got %g", q.C)
 	}
 	if q.N < 1 {
-		bad("N", "at least one source, got %d", q.N)
+		bad("n", "at least one source, got %d", q.N)
 	}
 	if !(q.Gd > 0) || !finite(q.Gd) {
-		bad("Gd", "the decrease gain must be positive, got %g", q.Gd)
+		bad("gd", "the decrease gain must be positive, got %g", q.Gd)
 	}
 	if !(q.W > 0) || !finite(q.W) {
-		bad("W", "w must be positive, got %g", q.W)
+		bad("w", "w must be positive, got %g", q.W)
 	}
 	if !(q.Ps > 0 && q.Ps < 1) {
-		bad("Ps", "the sampling probability must lie in (0, 1), got %g", q.Ps)
+		bad("ps", "the sampling probability must lie in (0, 1), got %g", q.Ps)
 	}
 	if !(q.RAI >= 0) || !finite(q.RAI) {
-		bad("RAI", "the additive increase must be zero or positive (bits/s), got %g", q.RAI)
+		bad("rai", "the additive increase must be zero or positive (bits/s), got %g", q.RAI)
 	}
 	if !(q.Qeq >= 0) || !finite(q.Qeq) {
-		bad("Qeq", "Q_eq must be zero or positive (packets), got %g", q.Qeq)
+		bad("qeq", "Q_eq must be zero or positive (packets), got %g", q.Qeq)
 	}
 	if !(q.Packet > 0) || !finite(q.Packet) {
-		bad("Packet", "the packet size must be positive (bytes), got %g", q.Packet)
+		bad("packet", "the packet size must be positive (bytes), got %g", q.Packet)
 	}
 	if !(q.RTT >= 0) || !finite(q.RTT) {
-		bad("RTT", "the RTT must be zero or positive (seconds), got %g", q.RTT)
+		bad("rtt", "the RTT must be zero or positive (seconds), got %g", q.RTT)
+	}
+	if !(q.Buffer >= 0) || !finite(q.Buffer) {
+		bad("buffer", "the buffer cap must be zero (none) or positive (packets), got %g", q.Buffer)
 	}
 	return errors.Join(errs...)
 }
@@ -161,24 +168,7 @@ func (l Linear) Phase(w, tau float64) float64 {
 // Crossover is the 0-dB frequency of QCN's loop: |G(jω_c)| = 1. |G| falls
 // from infinity at 0 (the integrator) to 0; the crossing is found by
 // bisection on a logarithmic bracket, to a relative 1e-12.
-func (l Linear) Crossover() (float64, error) {
-	lo, hi := 1e-9, 1e-9
-	for l.Gain(hi) > 1 {
-		lo, hi = hi, hi*2
-		if hi > 1e18 {
-			return 0, errors.New("fluid: the loop gain never falls to 1")
-		}
-	}
-	for hi/lo > 1+1e-12 {
-		mid := math.Sqrt(lo * hi)
-		if l.Gain(mid) > 1 {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return math.Sqrt(lo * hi), nil
-}
+func (l Linear) Crossover() (float64, error) { return l.crossover(LoopQCN) }
 
 // ExactMargin is the linearised QCN's exact delay margin: the delay that
 // brings the phase at the crossover to π. (The gain crosses 1 once for the
@@ -218,3 +208,40 @@ const TauHatPaper = 189e-6
 
 // TauStarPaper is the paper's τ* for the baseline: 249 µs.
 const TauStarPaper = 249e-6
+
+// Params names the parameters Set and the sweeps accept, in the order
+// the lab shows them.
+var Params = []string{"c", "n", "gd", "w", "ps", "rai", "qeq", "packet", "rtt", "buffer"}
+
+// Set sets one parameter by its name (Params) in the model's base units:
+// bits/s, packets, bytes, seconds. N must be a whole number.
+func (q *QCN) Set(name string, v float64) error {
+	switch name {
+	case "c":
+		q.C = v
+	case "n":
+		if v != math.Trunc(v) || v < 1 || v > 1e9 {
+			return &ParamError{"n", fmt.Sprintf("the number of sources must be a whole number ≥ 1, got %g", v)}
+		}
+		q.N = int(v)
+	case "gd":
+		q.Gd = v
+	case "w":
+		q.W = v
+	case "ps":
+		q.Ps = v
+	case "rai":
+		q.RAI = v
+	case "qeq":
+		q.Qeq = v
+	case "packet":
+		q.Packet = v
+	case "rtt":
+		q.RTT = v
+	case "buffer":
+		q.Buffer = v
+	default:
+		return &ParamError{name, "no such parameter; parameters: " + strings.Join(Params, ", ")}
+	}
+	return nil
+}

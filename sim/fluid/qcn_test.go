@@ -145,13 +145,16 @@ func TestValidate(t *testing.T) {
 		mod   func(*QCN)
 		param string
 	}{
-		{func(q *QCN) { q.C = 0 }, "C"},
-		{func(q *QCN) { q.N = 0 }, "N"},
-		{func(q *QCN) { q.Gd = -1 }, "Gd"},
-		{func(q *QCN) { q.Ps = 1 }, "Ps"},
-		{func(q *QCN) { q.RTT = -1e-6 }, "RTT"},
-		{func(q *QCN) { q.W = math.NaN() }, "W"},
-		{func(q *QCN) { q.Packet = 0 }, "Packet"},
+		{func(q *QCN) { q.C = 0 }, "c"},
+		{func(q *QCN) { q.N = 0 }, "n"},
+		{func(q *QCN) { q.Gd = -1 }, "gd"},
+		{func(q *QCN) { q.Ps = 1 }, "ps"},
+		{func(q *QCN) { q.RTT = -1e-6 }, "rtt"},
+		{func(q *QCN) { q.W = math.NaN() }, "w"},
+		{func(q *QCN) { q.Packet = 0 }, "packet"},
+		{func(q *QCN) { q.Buffer = -1 }, "buffer"},
+		{func(q *QCN) { q.RAI = math.Inf(1) }, "rai"},
+		{func(q *QCN) { q.Qeq = -1 }, "qeq"},
 	} {
 		q := Baseline()
 		tc.mod(&q)
