@@ -96,6 +96,12 @@ func (r *rows) claim(metric, paper, ours string, holds bool, rule string) *Row {
 	return r.add(Row{Metric: metric, Paper: Statement(paper), Ours: Statement(ours), Verdict: v, Rule: rule})
 }
 
+// compared is a comparison the paper does not make in numbers (the lab's
+// two models side by side): reported, never a verdict.
+func (r *rows) compared(metric, paper, ours, rule string) *Row {
+	return r.add(Row{Metric: metric, Paper: Statement(paper), Ours: Statement(ours), Verdict: NotComparable, Rule: rule})
+}
+
 // measured is a number that cannot be compared in absolute terms (another
 // machine's wall clock); direction says whether its trend agrees.
 func (r *rows) measured(metric string, paper, ours float64, unit string, rule string) *Row {
