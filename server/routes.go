@@ -60,6 +60,10 @@ func (s *Server) routes() chi.Router {
 		r.Post("/reproductions", s.handleCreateReproduction)
 		r.Get("/reproductions/{id}", s.handleGetReproduction)
 		r.Get("/reproductions/{id}/figures/{name}", s.handleReproductionFigure)
+		r.Post("/stability/qcn", s.handleStabilityQCN)
+		r.Post("/stability/margins", s.handleStabilityMargins)
+		r.Post("/stability/sweep", s.handleStabilitySweep)
+		r.Post("/stability/dcqcn", s.handleStabilityDCQCN)
 	})
 	r.Get("/ws/runs/{id}", s.handleWS)
 	return r

@@ -16,12 +16,18 @@ const (
 // Trajectory is a fluid run sampled every Every seconds: time (s), queue
 // (packets), current and target rate (packets/s), feedback F_b (packets).
 type Trajectory struct {
-	T, Q, RC, RT, Fb []float64
+	T  []float64 `json:"t"`
+	Q  []float64 `json:"q"`
+	RC []float64 `json:"rc"`
+	RT []float64 `json:"rt"`
+	Fb []float64 `json:"fb"`
 }
 
 // Start is the state a run starts in (and its history before t = 0).
 type Start struct {
-	Q, RC, RT float64 // packets, packets/s
+	Q  float64 `json:"q"`  // packets
+	RC float64 `json:"rc"` // packets/s
+	RT float64 `json:"rt"` // packets/s
 }
 
 // FixedPoint is the model's equilibrium as a start.

@@ -7,6 +7,7 @@
 //   timeChart(el, opts)          live multi-series chart of simulated time
 //   cdfChart(el, opts)           CDFs, one line per entry
 //   sizeChart(el, opts)          FCT slowdown by flow-size bucket (p50/p95/p99)
+//   xyChart(el, opts)            set-once lines of y against x (log x optional)
 //   running(values)              bounded reservoir with p50/p99
 //
 // Simulated times are integers or floats in nanoseconds throughout.
@@ -17,3 +18,4 @@ export { timeChart } from "./time.js";
 export { cdfChart } from "./cdf.js";
 export { sizeChart } from "./size.js";
 export { running } from "./running.js";
+export { xyChart } from "./xy.js";
