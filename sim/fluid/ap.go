@@ -620,7 +620,7 @@ func (cfg APConfig) MaxStableDelay(kind string) (float64, error) {
 				hi = mid
 			}
 		}
-		return math.Floor(lo/apResolution+1e-9) * apResolution, nil
+		return math.Floor(lo/apResolution+1e-9) / math.Round(1/apResolution), nil // whole hundredths
 	}
 	return cfg.MaxDelayS, nil
 }
@@ -659,8 +659,8 @@ func (cfg APConfig) StepResponse(ctrl string, tau, duration, every float64) (*St
 		return nil, err
 	}
 	switch {
-	case !(tau >= 0) || !apFinite(tau):
-		return nil, &ParamError{"tau", fmt.Sprintf("the delay must be zero or positive (s), got %g", tau)}
+	case !(tau >= 0) || !apFinite(tau) || tau/cfg.T > apMaxPoints:
+		return nil, &ParamError{"tau", fmt.Sprintf("the delay must be zero or positive and at most %d sampling periods (s), got %g", apMaxPoints, tau)}
 	case !(duration > 0) || !apFinite(duration):
 		return nil, &ParamError{"duration", fmt.Sprintf("must be positive (s), got %g", duration)}
 	case duration/cfg.T > apMaxPoints:

@@ -1,6 +1,7 @@
 package fluid
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand"
@@ -366,6 +367,7 @@ func TestAPValidate(t *testing.T) {
 		{func(c *APConfig) { c.MaxDelayS = 1000 }, APAveraged, 1, "maxDelayS"},
 		{func(c *APConfig) {}, "bang-bang", 1, "controller"},
 		{func(c *APConfig) {}, APAveraged, -1, "tau"},
+		{func(c *APConfig) {}, APAveraged, 1e12, "tau"},
 	} {
 		cfg := DefaultAPConfig()
 		tc.mod(&cfg)
@@ -392,6 +394,20 @@ func TestAPValidate(t *testing.T) {
 	// an unstable run that overflows is an error, not Inf
 	if _, err := cfg.StepResponse(APStandard, 20, 200000, 100); err == nil {
 		t.Error("an overflowing response passed")
+	}
+}
+
+// A JSON body decoded over the defaults changes only the fields it names.
+func TestAPConfigJSON(t *testing.T) {
+	cfg := DefaultAPConfig()
+	if err := json.Unmarshal([]byte(`{"k":0.25,"delayAt":"input","avgAt":[0.25,0.75]}`), &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.K != 0.25 || cfg.T != 1 || len(cfg.Den) != 4 || cfg.DelayAt != APDelayInput || len(cfg.AvgAt) != 2 || cfg.Alpha != 0.5 {
+		t.Errorf("decoded %+v", cfg)
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Error(err)
 	}
 }
 
