@@ -30,6 +30,8 @@ func TestStabilityPage(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll("#chart-nyquist svg path").length`); n != 3 {
 		t.Fatalf("the Nyquist plot has %d paths, want the −1 cross and two loops", n)
 	}
+	// the sweep draws τ*, the exact margin and τ̂ over N's range
+	waitJS(t, ctx, `Number(document.getElementById("chart-sweep").dataset.points || 0) >= 150`, 10*time.Second)
 	// a slider: N = 40 raises the exact margin (the extract's sweeps: it
 	// grows with N towards ~283 µs)
 	slide := func(name string, v string) {
@@ -53,6 +55,14 @@ func TestStabilityPage(t *testing.T) {
 	waitJS(t, ctx, `!!document.getElementById("chart-overlay").dataset.runs && Number(document.getElementById("chart-overlay").dataset.points || 0) > 1000`, 60*time.Second)
 	if n := eval[int](t, ctx, `document.querySelectorAll('#packet-status a[href^="/r/"]').length`); n != 2 {
 		t.Fatalf("%d links to the packet runs", n)
+	}
+	// the AP sandbox and the RCP module fill their tables beside the paper's
+	waitJS(t, ctx, `document.querySelectorAll("#ap-margins tbody tr").length === 4 && document.querySelectorAll("#rcp-margins tbody tr").length === 4`, 20*time.Second)
+	if got := eval[string](t, ctx, `document.querySelector('#ap-margins tr[data-name="ap"] td:nth-child(2)').textContent`); got != "14.77 s" {
+		t.Fatalf("AP's largest stable delay on the page %q", got)
+	}
+	if n := eval[int](t, ctx, `Number(document.getElementById("chart-rcp").dataset.points || 0)`); n < 1000 {
+		t.Fatalf("the RCP chart draws %d points", n)
 	}
 	screenshot(t, ctx, "stability")
 	noErrors(t, ctx)

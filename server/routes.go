@@ -64,6 +64,8 @@ func (s *Server) routes() chi.Router {
 		r.Post("/stability/margins", s.handleStabilityMargins)
 		r.Post("/stability/sweep", s.handleStabilitySweep)
 		r.Post("/stability/dcqcn", s.handleStabilityDCQCN)
+		r.Post("/stability/ap", s.handleStabilityAP)
+		r.Post("/stability/rcp", s.handleStabilityRCP)
 	})
 	r.Get("/ws/runs/{id}", s.handleWS)
 	return r

@@ -397,3 +397,144 @@ func (s *Server) handleStabilityPage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, r, web.StabilityView(p))
 }
+
+type apRequest struct {
+	Config json.RawMessage `json:"config"`
+	Step   *struct {
+		Delay    float64 `json:"delay"`    // seconds
+		Duration float64 `json:"duration"` // seconds
+		Every    float64 `json:"every"`    // seconds
+	} `json:"step"`
+}
+
+type apAnswer struct {
+	Config  fluid.APConfig              `json:"config"`
+	Margins []fluid.APResult            `json:"margins"`
+	Delay   float64                     `json:"delay"`
+	Steps   map[string]*fluid.StepTrace `json:"steps"`
+}
+
+// handleStabilityAP is the Averaging Principle sandbox: every
+// controller's largest stable delay and their step responses at one delay.
+func (s *Server) handleStabilityAP(w http.ResponseWriter, r *http.Request) {
+	var req apRequest
+	if err := decodeBody(w, r, s.cfg.MaxBody, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	cfg := fluid.DefaultAPConfig()
+	if len(req.Config) > 0 && string(req.Config) != "null" {
+		if err := decodeStrict(req.Config, &cfg); err != nil {
+			s.writeError(w, r, prefixField(err, "config"))
+			return
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		s.writeError(w, r, paramErrors(err, "config"))
+		return
+	}
+	delay, duration, every := 8.0, 80.0, 0.1
+	if req.Step != nil {
+		if req.Step.Delay != 0 {
+			delay = req.Step.Delay
+		}
+		if req.Step.Duration != 0 {
+			duration = req.Step.Duration
+		}
+		if req.Step.Every != 0 {
+			every = req.Step.Every
+		}
+	}
+	if !(every > 0) || duration/every > maxFluidSamples {
+		s.writeError(w, r, limitError(http.StatusUnprocessableEntity, "fluid-samples", "step.every",
+			"want at most %d samples, got a %g s run sampled every %g s", maxFluidSamples, duration, every))
+		return
+	}
+	m, err := fluid.APMargins(cfg)
+	if err != nil {
+		s.writeError(w, r, paramErrors(err, "config"))
+		return
+	}
+	ans := apAnswer{Config: cfg, Margins: m, Delay: delay, Steps: map[string]*fluid.StepTrace{}}
+	for _, c := range []string{fluid.APStandard, fluid.APAveraged, fluid.APPD} {
+		tr, err := cfg.StepResponse(c, delay, duration, every)
+		if err != nil {
+			s.writeError(w, r, paramErrors(err, "step"))
+			return
+		}
+		ans.Steps[c] = tr
+	}
+	s.writeFinite(w, r, ans)
+}
+
+type rcpRequest struct {
+	Config   json.RawMessage `json:"config"`
+	MaxRTTMs float64         `json:"maxRttMs"`
+	Trace    *struct {
+		RTT      float64 `json:"rtt"`      // seconds
+		Duration float64 `json:"duration"` // seconds
+	} `json:"trace"`
+}
+
+type rcpAnswer struct {
+	Config  fluid.RCPConfig            `json:"config"`
+	Margins []fluid.RCPResult          `json:"margins"`
+	RTT     float64                    `json:"rtt"`
+	Traces  map[string]*fluid.RCPTrace `json:"traces"`
+}
+
+// handleStabilityRCP is the RCP module: each variant's largest stable RTT
+// and the total sending rate of each at one RTT.
+func (s *Server) handleStabilityRCP(w http.ResponseWriter, r *http.Request) {
+	var req rcpRequest
+	if err := decodeBody(w, r, s.cfg.MaxBody, &req); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	cfg := fluid.DefaultRCPConfig()
+	if len(req.Config) > 0 && string(req.Config) != "null" {
+		if err := decodeStrict(req.Config, &cfg); err != nil {
+			s.writeError(w, r, prefixField(err, "config"))
+			return
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		s.writeError(w, r, paramErrors(err, "config"))
+		return
+	}
+	if req.MaxRTTMs == 0 {
+		req.MaxRTTMs = 600
+	}
+	if !(req.MaxRTTMs > 0 && req.MaxRTTMs <= 2000) {
+		s.writeError(w, r, errorf(http.StatusUnprocessableEntity, "maxRttMs", "between 0 and 2000 ms, got %g", req.MaxRTTMs))
+		return
+	}
+	rtt, duration := 0.24, 30.0
+	if req.Trace != nil {
+		if req.Trace.RTT != 0 {
+			rtt = req.Trace.RTT
+		}
+		if req.Trace.Duration != 0 {
+			duration = req.Trace.Duration
+		}
+	}
+	if !(duration > 0 && duration <= 600) {
+		s.writeError(w, r, errorf(http.StatusUnprocessableEntity, "trace.duration", "between 0 and 600 s, got %g", duration))
+		return
+	}
+	m, err := fluid.RCPMargins(cfg, req.MaxRTTMs/1e3)
+	if err != nil {
+		s.writeError(w, r, paramErrors(err, "config"))
+		return
+	}
+	ans := rcpAnswer{Config: cfg, Margins: m, RTT: rtt, Traces: map[string]*fluid.RCPTrace{}}
+	for _, v := range []string{fluid.RCPBasic, fluid.RCPAP, fluid.RCPAP2, fluid.RCPPD} {
+		tr, err := cfg.Simulate(v, rtt, duration, duration/1000)
+		if err != nil {
+			s.writeError(w, r, paramErrors(err, "trace"))
+			return
+		}
+		ans.Traces[v] = tr
+	}
+	s.writeFinite(w, r, ans)
+}

@@ -267,38 +267,40 @@ func StabilityView(p StabilityPage) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			for _, s := range p.Sliders {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<option value=\"")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				var templ_7745c5c3_Var18 string
-				templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(s.Name)
-				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `stability.templ`, Line: 88, Col: 27}
-				}
-				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\">")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				var templ_7745c5c3_Var19 string
-				templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(s.Label)
-				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `stability.templ`, Line: 88, Col: 39}
-				}
-				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
-				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</option>")
-				if templ_7745c5c3_Err != nil {
-					return templ_7745c5c3_Err
+				if s.Name != "rtt" {
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<option value=\"")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var18 string
+					templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(s.Name)
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `stability.templ`, Line: 89, Col: 28}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "\">")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var19 string
+					templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(s.Label)
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `stability.templ`, Line: 89, Col: 40}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</option>")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</select><p class=\"muted\">τ*, τ̂ and the exact margin over the slider's range, the other parameters as set above.</p><div id=\"chart-sweep\" class=\"chart\"></div></section><section aria-labelledby=\"dcqcn-h\"><h2 id=\"dcqcn-h\">DCQCN and Dolce-RC: the same machinery</h2><p>DCQCN's fluid model (Zhu et al., CoNEXT 2016), as Dolce-RC's Appendix B writes it. With β = 1 and α following its own dynamics it is DCQCN; Dolce-RC sets the target to β·R_C on a cut and fixes α.</p><div class=\"dcqcn-form\"><label for=\"d-n\">N <input type=\"number\" id=\"d-n\" min=\"1\" max=\"1000\" value=\"2\"></label> <label for=\"d-delay\">loop delay τ* (µs) <input type=\"number\" id=\"d-delay\" min=\"0\" max=\"2000\" value=\"85\"></label> <label for=\"d-beta\">β <input type=\"number\" id=\"d-beta\" min=\"0.1\" max=\"2\" step=\"0.05\" value=\"1\"></label> <label for=\"d-alpha\">fixed α (empty: DCQCN) <input type=\"number\" id=\"d-alpha\" min=\"0\" max=\"1\" step=\"0.05\"></label> <button type=\"button\" class=\"btn\" id=\"d-run\">Integrate</button></div><p id=\"dcqcn-fixed\" class=\"muted\" role=\"status\"></p><div id=\"chart-dcqcn\" class=\"chart\"></div></section><script type=\"module\" src=\"/static/js/stability.js\"></script>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</select><p class=\"muted\">τ*, τ̂ and the exact margin over the slider's range, the other parameters as set above (the margins do not depend on the RTT: they are the RTT the loop can take).</p><div id=\"chart-sweep\" class=\"chart\"></div></section><section aria-labelledby=\"dcqcn-h\"><h2 id=\"dcqcn-h\">DCQCN and Dolce-RC: the same machinery</h2><p>DCQCN's fluid model (Zhu et al., CoNEXT 2016), as Dolce-RC's Appendix B writes it. With β = 1 and α following its own dynamics it is DCQCN; Dolce-RC sets the target to β·R_C on a cut and fixes α.</p><div class=\"dcqcn-form\"><label for=\"d-n\">N <input type=\"number\" id=\"d-n\" min=\"1\" max=\"1000\" value=\"2\"></label> <label for=\"d-delay\">loop delay τ* (µs) <input type=\"number\" id=\"d-delay\" min=\"0\" max=\"2000\" value=\"85\"></label> <label for=\"d-beta\">β <input type=\"number\" id=\"d-beta\" min=\"0.1\" max=\"2\" step=\"0.05\" value=\"1\"></label> <label for=\"d-alpha\">fixed α (empty: DCQCN) <input type=\"number\" id=\"d-alpha\" min=\"0\" max=\"1\" step=\"0.05\"></label> <button type=\"button\" class=\"btn\" id=\"d-run\">Integrate</button></div><p id=\"dcqcn-fixed\" class=\"muted\" role=\"status\"></p><div id=\"chart-dcqcn\" class=\"chart\"></div></section><section aria-labelledby=\"ap-h\"><h2 id=\"ap-h\">The Averaging Principle on a textbook loop</h2><p>The paper's example (§1, Figs. 3 and 11): plant (s+1)/(s³+1.6s²+0.8s+0.6), a controller that samples the error every T = 1 s and changes the plant's input by K·e. The AP controller also moves its input halfway back to where it was, half a period after each change; the PD controller is its equivalent (Theorem 4). The delay sits on the measured output (the paper does not say where; an input delay gives the same stability).</p><div class=\"dcqcn-form\"><label for=\"ap-delay\">loop delay τ (s) <input type=\"number\" id=\"ap-delay\" min=\"0\" max=\"30\" step=\"0.5\" value=\"8\"></label> <label for=\"ap-k\">gain K <input type=\"number\" id=\"ap-k\" min=\"0.01\" max=\"1\" step=\"0.005\" value=\"0.125\"></label> <button type=\"button\" class=\"btn\" id=\"ap-run\">Step responses</button></div><table class=\"table\" id=\"ap-margins\"><thead><tr><th scope=\"col\">controller</th><th scope=\"col\">largest stable delay (ours)</th><th scope=\"col\">paper</th></tr></thead> <tbody></tbody></table><div id=\"chart-ap\" class=\"chart\"></div><p class=\"muted\">The AP and PD responses lie on top of each other: Theorem 4 makes them equal up to a zero-mean dither.</p></section><section aria-labelledby=\"rcp-h\"><h2 id=\"rcp-h\">RCP with and without averaging</h2><p>RCP's router advertises one rate to every flow (eq. 34); 10 flows, 2.4 Gbps, α = 0.1, β = 1, T = 50 ms, d0 held at 20 ms while the real RTT grows (§3.2, Figs. 13–14). AP-RCP averages the advertised rate once per update, AP2-RCP twice, PD-RCP uses the PD form. Our fluid model keeps the paper's ordering, but its thresholds are 15–26% below the paper's ns-2 ones (the table says by how much).</p><div class=\"dcqcn-form\"><label for=\"rcp-rtt\">RTT (ms) <input type=\"number\" id=\"rcp-rtt\" min=\"1\" max=\"1000\" step=\"5\" value=\"240\"></label> <button type=\"button\" class=\"btn\" id=\"rcp-run\">Run the four variants</button></div><table class=\"table\" id=\"rcp-margins\"><thead><tr><th scope=\"col\">variant</th><th scope=\"col\">largest stable RTT (ours)</th><th scope=\"col\">paper (ns-2)</th></tr></thead> <tbody></tbody></table><div id=\"chart-rcp\" class=\"chart\"></div></section><script type=\"module\" src=\"/static/js/stability.js\"></script>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

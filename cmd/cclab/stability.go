@@ -14,18 +14,36 @@ import (
 )
 
 const stabilityUsage = `cclab stability margins [--preset qcn-sigmetrics11] [--set NAME=VALUE]... [--json]
+cclab stability ap [--k K] [--t SECONDS] [--delay-at output|input] [--update immediate|next] [--json]
+cclab stability rcp [--max-rtt DURATION] [--json]
 
 The linearised QCN and QCN-AIMD fluid models of seed 003: the fixed point,
 Theorem 1's τ* (and its printed form), Theorem 2's τ̂ beside the paper's
 189 µs, the exact linear margin and the phase margin at the RTT.
 Parameters (--set): c (rate, e.g. 10Gbps), n, gd, w, ps, rai (rate),
 qeq (packets), packet (size, e.g. 1500B), rtt (time, e.g. 350us).
+
+ap: the Averaging Principle's example loop (§1, Figs. 3 and 11): plant
+(s+1)/(s³+1.6s²+0.8s+0.6), gain K = 1/8, sampler T = 1 s, a unit step. The
+delay sits on the measured output, e(nT) = r − y(nT − τ), and an update
+computed at nT drives the plant from nT (--update next: from (n+1)T, which
+is one T more delay). Prints each controller's largest stable delay.
+
+rcp: RCP (eq. 34) and its averaging variants (§3.2, Figs. 13–14): 10 flows,
+2.4 Gbps, α 0.1, β 1, T 50 ms, d0 held at 20 ms; the largest stable RTT of
+each, swept up to --max-rtt (default 600ms).
 `
 
 // cmdStability is `cclab stability margins`.
 func cmdStability(args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "ap" {
+		return cmdStabilityAP(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "rcp" {
+		return cmdStabilityRCP(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "margins" {
-		return &usageError{"want a subcommand: margins\n\n" + stabilityUsage}
+		return &usageError{"want a subcommand: margins, ap or rcp\n\n" + stabilityUsage}
 	}
 	fs := flag.NewFlagSet("stability margins", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -147,4 +165,90 @@ func fmtRate(bps float64) string {
 		return strconv.FormatFloat(bps/1e6, 'g', 4, 64) + " Mbps"
 	}
 	return strconv.FormatFloat(bps, 'g', 4, 64) + " bps"
+}
+
+// apPaper is the paper's statement beside each controller.
+var apPaper = map[string]string{
+	fluid.APStandard: "unstable at 8 s (Fig. 3b)",
+	fluid.APAveraged: "stable up to 15 s (§1)",
+	fluid.APPD:       "essentially identical to AP (Fig. 11)",
+	fluid.APPDDither: "equal to AP (Theorem 4)",
+}
+
+// cmdStabilityAP is `cclab stability ap`.
+func cmdStabilityAP(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("stability ap", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, stabilityUsage) }
+	cfg := fluid.DefaultAPConfig()
+	fs.Float64Var(&cfg.K, "k", cfg.K, "controller gain K")
+	fs.Float64Var(&cfg.T, "t", cfg.T, "sampling period T, seconds")
+	fs.StringVar(&cfg.DelayAt, "delay-at", cfg.DelayAt, "where the loop delay sits: output or input")
+	fs.StringVar(&cfg.Update, "update", cfg.Update, "when an update drives the plant: immediate or next")
+	asJSON := fs.Bool("json", false, "a JSON list")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	res, err := fluid.APMargins(cfg)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	fmt.Fprintf(stdout, "Averaging Principle sandbox: K %g, T %g s, delay on the %s, update %s\n", cfg.K, cfg.T, cfg.DelayAt, cfg.Update)
+	for _, r := range res {
+		fmt.Fprintf(stdout, "%-10s largest stable delay %6.2f s   paper: %s\n", r.Name, r.MaxStableDelayS, apPaper[r.Name])
+	}
+	return nil
+}
+
+// rcpPaper is the paper's ns-2 thresholds (§3.2, Fig. 13).
+var rcpPaper = map[string]string{
+	fluid.RCPBasic: "stable at 110 ms, unstable at 115 ms",
+	fluid.RCPAP:    "stable at 240 ms, unstable at 250 ms",
+	fluid.RCPAP2:   "stable at 480 ms",
+	fluid.RCPPD:    "like AP-RCP: stable at 240, unstable at 250 ms (Fig. 14)",
+}
+
+// cmdStabilityRCP is `cclab stability rcp`.
+func cmdStabilityRCP(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("stability rcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, stabilityUsage) }
+	maxRTT := fs.String("max-rtt", "600ms", "the largest RTT swept")
+	asJSON := fs.Bool("json", false, "a JSON list")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return &usageError{fmt.Sprintf("unexpected argument %q", rest[0])}
+	}
+	mr, err := scenarios.ParseTime(*maxRTT)
+	if err != nil {
+		return &usageError{fmt.Sprintf("--max-rtt: %v", err)}
+	}
+	cfg := fluid.DefaultRCPConfig()
+	res, err := fluid.RCPMargins(cfg, float64(mr)/float64(sim.Second))
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	fmt.Fprintf(stdout, "RCP fluid model: %d flows, %s, α %g, β %g, T %g ms, d0 %g ms (held fixed)\n",
+		cfg.N, fmtRate(cfg.C), cfg.Alpha, cfg.Beta, cfg.T*1e3, cfg.D0*1e3)
+	for _, r := range res {
+		fmt.Fprintf(stdout, "%-8s largest stable RTT %6.1f ms   paper (ns-2): %s\n", r.Name, r.MaxStableRttMs, rcpPaper[r.Name])
+	}
+	return nil
 }

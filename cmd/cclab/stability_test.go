@@ -41,8 +41,11 @@ func TestStabilityMarginsCLI(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"stability"}, "want a subcommand: margins"},
-		{[]string{"stability", "margins", "--set", "c=0Gbps"}, "C: the capacity must be positive"},
+		{[]string{"stability"}, "want a subcommand: margins, ap or rcp"},
+		{[]string{"stability", "ap", "--t", "0"}, "t:"},
+		{[]string{"stability", "ap", "--delay-at", "middle"}, "delayAt"},
+		{[]string{"stability", "rcp", "--max-rtt", "soon"}, "--max-rtt"},
+		{[]string{"stability", "margins", "--set", "c=0Gbps"}, "c: the capacity must be positive"},
 		{[]string{"stability", "margins", "--set", "rtt=-5us"}, "rtt"},
 		{[]string{"stability", "margins", "--set", "foo=1"}, `no parameter "foo"`},
 		{[]string{"stability", "margins", "--set", "n=ten"}, "n=ten"},
@@ -52,5 +55,56 @@ func TestStabilityMarginsCLI(t *testing.T) {
 		if code != exitUsage || !strings.Contains(errs, tc.err) {
 			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, errs, tc.err)
 		}
+	}
+}
+
+// `stability ap --json` and `stability rcp --json` give the contract's
+// lists. The AP sandbox reproduces the paper (standard unstable at 8 s, AP
+// stable to 15 s, within ±0.5 s: the paper states whole seconds); the RCP
+// model keeps the paper's ordering with thresholds below its ns-2 ones
+// (sim/fluid's tests state by how much).
+func TestStabilityAPAndRCPCLI(t *testing.T) {
+	ctx := context.Background()
+	code, out, errs := runCLI(t, ctx, "stability", "ap", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var ap []struct {
+		Name            string  `json:"name"`
+		MaxStableDelayS float64 `json:"maxStableDelayS"`
+	}
+	if err := json.Unmarshal([]byte(out), &ap); err != nil || len(ap) < 3 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	got := map[string]float64{}
+	for _, r := range ap {
+		got[r.Name] = r.MaxStableDelayS
+	}
+	if !(got["standard"] < 8) || math.Abs(got["ap"]-15) > 0.5 || math.Abs(got["pd"]-got["ap"]) > 0.1 {
+		t.Errorf("AP margins %v", got)
+	}
+	code, out, errs = runCLI(t, ctx, "stability", "rcp", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rcp []struct {
+		Name           string  `json:"name"`
+		MaxStableRttMs float64 `json:"maxStableRttMs"`
+	}
+	if err := json.Unmarshal([]byte(out), &rcp); err != nil || len(rcp) != 4 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	names := []string{"rcp", "ap-rcp", "ap2-rcp", "pd-rcp"}
+	for i, r := range rcp {
+		if r.Name != names[i] {
+			t.Fatalf("rcp list %v, want the order %v", rcp, names)
+		}
+	}
+	if !(rcp[0].MaxStableRttMs < rcp[1].MaxStableRttMs && rcp[1].MaxStableRttMs < rcp[2].MaxStableRttMs) {
+		t.Errorf("RCP thresholds not ordered rcp < ap-rcp < ap2-rcp: %v", rcp)
+	}
+	code, out, _ = runCLI(t, ctx, "stability", "ap")
+	if code != exitOK || !strings.Contains(out, "paper: stable up to 15 s") {
+		t.Errorf("text output:\n%s", out)
 	}
 }

@@ -18,7 +18,51 @@ const charts = {
   overlay: xyChart($("chart-overlay"), { title: "Queue: fluid model vs packet engine", xLabel: "time (ms)", yLabel: "packets" }),
   sweep: xyChart($("chart-sweep"), { title: "Delay margins", xLabel: "", yLabel: "µs" }),
   dcqcn: xyChart($("chart-dcqcn"), { title: "DCQCN fluid model: queue", xLabel: "time (ms)", yLabel: "KB" }),
+  ap: xyChart($("chart-ap"), { title: "Unit-step response", xLabel: "time (s)", yLabel: "y" }),
+  rcp: xyChart($("chart-rcp"), { title: "RCP: total sending rate", xLabel: "time (s)", yLabel: "Gbps" }),
 };
+
+const apPaper = { standard: "unstable at 8 s (Fig. 3b)", ap: "stable up to 15 s", pd: "essentially identical to AP (Fig. 11)", "pd-dither": "equal to AP (Theorem 4)" };
+const rcpPaper = { rcp: "stable at 110, unstable at 115 ms", "ap-rcp": "stable at 240, unstable at 250 ms", "ap2-rcp": "stable at 480 ms", "pd-rcp": "like AP-RCP (Fig. 14)" };
+
+function fillTable(id, rows) {
+  const body = document.querySelector("#" + id + " tbody");
+  body.replaceChildren(...rows.map((r) => {
+    const tr = document.createElement("tr");
+    tr.dataset.name = r[0];
+    for (const c of r) tr.append(Object.assign(document.createElement("td"), { textContent: c }));
+    return tr;
+  }));
+}
+
+async function apRun() {
+  const btn = $("ap-run");
+  btn.disabled = true;
+  try {
+    const ans = await api("POST", "/api/stability/ap", { config: { k: Number($("ap-k").value) }, step: { delay: Number($("ap-delay").value), duration: 80 } });
+    fillTable("ap-margins", ans.margins.map((m) => [m.name, m.maxStableDelayS.toFixed(2) + " s", apPaper[m.name] || ""]));
+    const names = { standard: "standard", ap: "AP", pd: "PD" };
+    charts.ap.set(Object.keys(names).map((k) => ({ label: names[k], points: pts(ans.steps[k].t, ans.steps[k].y) })));
+  } catch (e) {
+    fillTable("ap-margins", [[(e.body && e.body.field ? e.body.field + ": " : "") + e.message, "", ""]]);
+  } finally {
+    btn.disabled = false;
+  }
+}
+
+async function rcpRun() {
+  const btn = $("rcp-run");
+  btn.disabled = true;
+  try {
+    const ans = await api("POST", "/api/stability/rcp", { trace: { rtt: Number($("rcp-rtt").value) / 1e3, duration: 30 } });
+    fillTable("rcp-margins", ans.margins.map((m) => [m.name, m.maxStableRttMs.toFixed(0) + " ms", rcpPaper[m.name] || ""]));
+    charts.rcp.set(["rcp", "ap-rcp", "ap2-rcp", "pd-rcp"].map((k) => ({ label: k, points: pts(ans.traces[k].t, ans.traces[k].rate.map((v) => v / 1e9)) })));
+  } catch (e) {
+    fillTable("rcp-margins", [[(e.body && e.body.field ? e.body.field + ": " : "") + e.message, "", ""]]);
+  } finally {
+    btn.disabled = false;
+  }
+}
 
 function params() {
   const p = {};
@@ -92,8 +136,9 @@ function draw(ans) {
     { label: "0 dB", points: level(lo, hi, 0), color: "#777", dash: [2, 4], width: 1 },
   ]);
   charts.phase.set([
-    { label: "QCN ∠G", points: pts(b.qcn.omega, b.qcn.phaseDeg) },
-    { label: "QCN-AIMD ∠Ĝ", points: pts(b.qcn_aimd.omega, b.qcn_aimd.phaseDeg) },
+    // the delay's phase grows without bound: show down to −720°
+    { label: "QCN ∠G", points: pts(b.qcn.omega, b.qcn.phaseDeg).filter((p) => p[1] >= -720) },
+    { label: "QCN-AIMD ∠Ĝ", points: pts(b.qcn_aimd.omega, b.qcn_aimd.phaseDeg).filter((p) => p[1] >= -720) },
     { label: "−180°", points: level(lo, hi, -180), color: "#777", dash: [2, 4], width: 1 },
   ]);
   drawNyquist(b);
@@ -147,6 +192,8 @@ async function sweep() {
     const ans = await api("POST", "/api/stability/sweep", { params: params(), param: name, from: s.min, to: s.max, points: 60, log: s.min > 0 && s.max / s.min >= 50 });
     const x = (v) => v / s.scale;
     const p = ans.points;
+    charts.sweep.destroy();
+    charts.sweep = xyChart($("chart-sweep"), { title: "Delay margins against " + s.label, xLabel: s.label + (s.unit ? " (" + s.unit + ")" : ""), yLabel: "µs", logX: s.min > 0 && s.max / s.min >= 50 });
     charts.sweep.set([
       { label: "τ* (Theorem 1)", points: p.map((q) => [x(q.value), q.tauStarUs]) },
       { label: "exact margin (QCN)", points: p.map((q) => [x(q.value), q.exactMarginUs]) },
@@ -249,6 +296,10 @@ $("stability-reset").addEventListener("click", () => {
 $("sweep-param").addEventListener("change", sweep);
 $("run-packet").addEventListener("click", runPacket);
 $("d-run").addEventListener("click", dcqcn);
+$("ap-run").addEventListener("click", apRun);
+$("rcp-run").addEventListener("click", rcpRun);
 update();
 sweep();
 dcqcn();
+apRun();
+rcpRun();
