@@ -30,8 +30,9 @@ func TestStabilityPage(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll("#chart-nyquist svg path").length`); n != 3 {
 		t.Fatalf("the Nyquist plot has %d paths, want the −1 cross and two loops", n)
 	}
-	// the sweep draws τ*, the exact margin and τ̂ over N's range
-	waitJS(t, ctx, `Number(document.getElementById("chart-sweep").dataset.points || 0) >= 150`, 10*time.Second)
+	// the sweep draws τ*, the exact margin and τ̂ over N's range (60
+	// points on a log scale, about 40 distinct whole N, three lines)
+	waitJS(t, ctx, `Number(document.getElementById("chart-sweep").dataset.points || 0) >= 90`, 10*time.Second)
 	// a slider: N = 40 raises the exact margin (the extract's sweeps: it
 	// grows with N towards ~283 µs)
 	slide := func(name string, v string) {
