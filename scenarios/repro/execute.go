@@ -126,8 +126,8 @@ func Execute(ctx context.Context, exps []*Experiment, opt Options) (*Report, err
 			jobs = append(jobs, job{i, r})
 		}
 	}
-	if len(jobs) == 0 {
-		return nil, ErrNoRuns
+	if len(exps) == 0 {
+		return nil, ErrNoRuns // (an experiment computed from a model has no runs and is fine)
 	}
 	workers := opt.Workers
 	if workers <= 0 {
@@ -280,7 +280,7 @@ func simulate(ctx context.Context, lib map[string][]byte, run Run) (*Outcome, Ru
 	return out, rep, nil
 }
 
-// ErrNoRuns is returned for a selection without runs.
+// ErrNoRuns is returned for an empty selection.
 var ErrNoRuns = errors.New("repro: nothing to run")
 
 // ctxStepper drives a reproduction's run with runs.Drive, the loop of the
