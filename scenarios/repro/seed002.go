@@ -274,6 +274,8 @@ func algoName(a string) string {
 		return "QCN"
 	case "qcn_aimd":
 		return "QCN-AIMD"
+	case "tcp":
+		return "TCP"
 	}
 	return a
 }
