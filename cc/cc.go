@@ -66,6 +66,10 @@ type Ack struct {
 	INT        []IntHop // the echoed INT stack; valid only during the call
 	SndNxt     int64    // the sender's next sequence to send, at ACK arrival
 	SndUna     int64    // the sender's lowest unacknowledged byte, after this ACK
+	// SndMax is one past the highest byte the sender has sent so far:
+	// unlike SndNxt, a go-back (NACK or timeout) does not lower it
+	// (NewReno's "recover", RFC 6582).
+	SndMax int64
 }
 
 // QCNFeedback is a congestion point's message to a source.
@@ -181,6 +185,20 @@ type CNPHandler interface {
 // into nothing.
 type TimerHandler interface {
 	OnTimer(env Env, slot int)
+}
+
+// TimeoutHandler is implemented by senders that react to the engine's
+// retransmission timeout (host.rto): when no ACK has advanced the flow for
+// the timeout while data is outstanding, the engine goes back to the first
+// unacknowledged byte (SndNxt = SndUna) and then calls OnTimeout. TCP.
+type TimeoutHandler interface {
+	OnTimeout(env Env, t Timeout)
+}
+
+// Timeout is what a sender learns from a retransmission timeout.
+type Timeout struct {
+	SndUna int64 // the lowest unacknowledged byte, where sending resumes
+	SndMax int64 // one past the highest byte sent so far
 }
 
 // QCNHandler is implemented by senders that take QCN's quantized feedback:
