@@ -1,14 +1,15 @@
 // Package cc defines the congestion-control interface of the lab and holds the
 // algorithms. Every algorithm is a pure, deterministic state machine: the
 // engine (package sim) feeds it events (ACK/NACK with INT and ECN echo, CNP,
-// timer, QCN feedback) together with an Env through which it sets its flow's
-// pacing rate and window, arms its own timers and reports series. Nothing in
+// timer, QCN feedback, retransmission timeout) together with an Env through
+// which it sets its flow's pacing rate and window, arms its own timers and
+// reports series. Nothing in
 // this package does I/O or reads the wall clock, except where an algorithm
 // measures its own solve time (MPCC, through Env.WallNanos).
 //
 // Three kinds of hooks exist, matching where real algorithms run:
 //   - Sender: one instance per flow at the sending NIC (DCQCN, TIMELY, DCTCP,
-//     HPCC, MPCC, Dolce-RC, FDCC, none).
+//     HPCC, MPCC, Dolce-RC, FDCC, TCP, none).
 //   - Receiver: one instance per receiving host; it sees every data packet and
 //     may assign a window that the ACK carries back (RCC). Through its
 //     ReceiverEnv it arms timers and reports series for the flows it
