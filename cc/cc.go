@@ -1,14 +1,15 @@
 // Package cc defines the congestion-control interface of the lab and holds the
 // algorithms. Every algorithm is a pure, deterministic state machine: the
 // engine (package sim) feeds it events (ACK/NACK with INT and ECN echo, CNP,
-// timer, QCN feedback) together with an Env through which it sets its flow's
-// pacing rate and window, arms its own timers and reports series. Nothing in
+// timer, QCN feedback, retransmission timeout) together with an Env through
+// which it sets its flow's pacing rate and window, arms its own timers and
+// reports series. Nothing in
 // this package does I/O or reads the wall clock, except where an algorithm
 // measures its own solve time (MPCC, through Env.WallNanos).
 //
 // Three kinds of hooks exist, matching where real algorithms run:
 //   - Sender: one instance per flow at the sending NIC (DCQCN, TIMELY, DCTCP,
-//     HPCC, MPCC, Dolce-RC, FDCC, none).
+//     HPCC, MPCC, Dolce-RC, FDCC, TCP, none).
 //   - Receiver: one instance per receiving host; it sees every data packet and
 //     may assign a window that the ACK carries back (RCC). Through its
 //     ReceiverEnv it arms timers and reports series for the flows it
@@ -66,6 +67,10 @@ type Ack struct {
 	INT        []IntHop // the echoed INT stack; valid only during the call
 	SndNxt     int64    // the sender's next sequence to send, at ACK arrival
 	SndUna     int64    // the sender's lowest unacknowledged byte, after this ACK
+	// SndMax is one past the highest byte the sender has sent so far:
+	// unlike SndNxt, a go-back (NACK or timeout) does not lower it
+	// (NewReno's "recover", RFC 6582).
+	SndMax int64
 }
 
 // QCNFeedback is a congestion point's message to a source.
@@ -181,6 +186,20 @@ type CNPHandler interface {
 // into nothing.
 type TimerHandler interface {
 	OnTimer(env Env, slot int)
+}
+
+// TimeoutHandler is implemented by senders that react to the engine's
+// retransmission timeout (host.rto): when no ACK has advanced the flow for
+// the timeout while data is outstanding, the engine goes back to the first
+// unacknowledged byte (SndNxt = SndUna) and then calls OnTimeout. TCP.
+type TimeoutHandler interface {
+	OnTimeout(env Env, t Timeout)
+}
+
+// Timeout is what a sender learns from a retransmission timeout.
+type Timeout struct {
+	SndUna int64 // the lowest unacknowledged byte, where sending resumes
+	SndMax int64 // one past the highest byte sent so far
 }
 
 // QCNHandler is implemented by senders that take QCN's quantized feedback:

@@ -23,6 +23,7 @@ func TestOptionalHooks(t *testing.T) {
 		"qcn_aimd":  "qcn send timer", // QCN's type: arms no timer (TestOptionalHooksUsed)
 		"mpcc":      "",               // INT on ACKs, one QP per ACK
 		"rcc":       "",               // the receiver's window on ACKs
+		"tcp":       "timeout",        // NACKs on ACKs; the engine's retransmission timeout
 	}
 	for _, a := range Algorithms() {
 		w, ok := want[a.Name]
@@ -51,6 +52,9 @@ func TestOptionalHooks(t *testing.T) {
 		if _, ok := s.(SendObserver); ok {
 			got = append(got, "send")
 		}
+		if _, ok := s.(TimeoutHandler); ok {
+			got = append(got, "timeout")
+		}
 		sort.Strings(got)
 		if g := strings.Join(got, " "); g != w {
 			t.Errorf("%s implements %q, want %q", a.Name, g, w)
@@ -59,8 +63,8 @@ func TestOptionalHooks(t *testing.T) {
 }
 
 // The hooks in TestOptionalHooks' table are used: a CNPHandler reacts to a
-// CNP and a QCNHandler to feedback (its rate, or a timer armed), a Sampler
-// reports a gauge, and a sender that arms a timer is a TimerHandler (the
+// CNP and a QCNHandler to feedback (its rate, or a timer armed), a
+// TimeoutHandler to a timeout (its window), a Sampler reports a gauge, and a sender that arms a timer is a TimerHandler (the
 // engine would drop its timers otherwise). Each algorithm is driven by the
 // same script: sends, ACKs carrying ECN marks, a CNP flag and one INT hop,
 // then the optional events it takes.
@@ -126,6 +130,15 @@ func TestOptionalHooksUsed(t *testing.T) {
 					t.Error("OnQCN left the rate unchanged")
 				}
 				armed = armed || env.arms > arms
+			}
+			if _, ok := s.(TimeoutHandler); ok {
+				s, env := fresh()
+				window := env.window
+				env.now += Microsecond
+				s.(TimeoutHandler).OnTimeout(env, Timeout{SndUna: 0, SndMax: 10_000})
+				if env.window == window {
+					t.Error("OnTimeout left the window unchanged")
+				}
 			}
 			switch {
 			case armed && !isTimer:

@@ -292,6 +292,7 @@ var algorithms = []*Algorithm{
 	rccAlgorithm(),
 	dolceAlgorithm(),
 	dolcePlusAlgorithm(),
+	tcpAlgorithm(),
 }
 
 // Lookup returns the registered algorithm of that name.

@@ -35,7 +35,7 @@ func TestLibrary(t *testing.T) {
 		"leafspine-alltoall-none", "mpcc-exp1", "mpcc-exp1-1ms", "mpcc-exp1-literal", "mpcc-exp2",
 		"mpcc-exp3-fbhadoop30", "mpcc-exp3-fbhadoop30-incast", "mpcc-exp3-fbhadoop60", "mpcc-exp3-fbhadoop60-incast",
 		"mpcc-exp3-websearch30", "mpcc-exp3-websearch30-incast", "mpcc-exp3-websearch60", "mpcc-exp3-websearch60-incast",
-		"qcn-aimd-350us", "qcn-averaging-350us",
+		"qcn-aimd-350us", "qcn-averaging-350us", "qcn-buffer-qcn", "qcn-buffer-tcp",
 		"rcc-fairness-4flows", "rcc-fattree320-websearch", "rcc-incast-256to1", "rcc-multibottleneck"}
 	if !slices.Equal(ids, want) {
 		t.Errorf("library %v, want %v", ids, want)

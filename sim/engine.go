@@ -227,6 +227,7 @@ type flowState struct {
 	onCNP                  cc.CNPHandler
 	onQCN                  cc.QCNHandler
 	onTimer                cc.TimerHandler
+	onTimeout              cc.TimeoutHandler
 	env                    *flowEnv
 	timers                 [cc.MaxTimers]timerSlot
 	rtoGen                 uint32

@@ -185,6 +185,7 @@ func (s *Sim) startFlow(id int32) {
 	f.onCNP, _ = f.sender.(cc.CNPHandler)
 	f.onQCN, _ = f.sender.(cc.QCNHandler)
 	f.onTimer, _ = f.sender.(cc.TimerHandler)
+	f.onTimeout, _ = f.sender.(cc.TimeoutHandler)
 	f.sender.Start(f.env)
 	f.dirty = false
 	s.tel.flowStarted(s, id)
@@ -636,7 +637,7 @@ func (s *Sim) receiveAck(id int32, pk *packet) {
 		Seq: pk.seq, NACK: pk.kind == pktNack, NewlyAcked: newly,
 		Packets: int(pk.acked), ECNMarked: int(pk.marked), CNP: pk.cnp,
 		SentAt: pk.sentAt, Window: pk.window, INT: pk.hops[:pk.nhop],
-		SndNxt: f.sndNxt, SndUna: f.sndUna,
+		SndNxt: f.sndNxt, SndUna: f.sndUna, SndMax: f.sndMax,
 	}
 	f.sender.OnAck(f.env, &s.ack)
 	s.ack.INT = nil
@@ -770,6 +771,10 @@ func (s *Sim) onRTO(fid int32, gen uint32) {
 			f.backoff++
 		}
 		f.lastProgress = s.now
+		if f.onTimeout != nil {
+			f.onTimeout.OnTimeout(f.env, cc.Timeout{SndUna: f.sndUna, SndMax: f.sndMax})
+			f.dirty = false // the wake below sends what the new window allows
+		}
 		if f.port < 0 {
 			s.bindFlow(f)
 		}

@@ -96,7 +96,7 @@ func underflowText(rtt int) string {
 }
 
 func qcnExperiments() []*Experiment {
-	return []*Experiment{qcnMargins(), qcnAP(), qcnRCP(), {
+	return []*Experiment{qcnMargins(), qcnAP(), qcnRCP(), qcnBuffer(), {
 		Seed:  "003",
 		ID:    "qcn-fig9",
 		Title: "Fig. 9 (§3.1): QCN vs QCN-AIMD as the RTT grows",
@@ -371,13 +371,17 @@ func qcnRCP() *Experiment {
 
 var bufferRTTs = []int{120, 250, 500} // µs
 
+// goodputMax is the payload rate of a busy 10 Gbps link of 1500 B frames
+// carrying 1452 B of payload (the scenarios' MTU and header).
+const goodputMax = 10e9 * 1452 / 1500
+
 // paper's Table 1: std dev of the sending rate, Mbps
 var table1 = map[string][]float64{"tcp": {265, 783, 1250}, "qcn": {14, 33, 95}}
 
-// rateStats is the flow's delivered rate averaged over 1 ms windows after
-// 20 ms: mean (bits/s) and standard deviation (bits/s).
-func rateStats(x *Outcome) (mean, std float64) {
-	s := x.Series("throughput_bps", "0")
+// rateStats is a flow's series (metric) averaged over 1 ms windows after
+// 20 ms: mean and standard deviation.
+func rateStats(x *Outcome, metric string) (mean, std float64) {
+	s := x.Series(metric, "0")
 	var wins []float64
 	var sum, n float64
 	end := 0.021
@@ -418,8 +422,9 @@ func qcnBuffer() *Experiment {
 		Reading: "TCP is the lab's Reno/NewReno (`tcp`; the paper does not name its TCP) over the engine's go-back-N transport; " +
 			"QCN runs the paper's 10 Gbps values. The scenarios qcn-buffer-tcp and qcn-buffer-qcn put the whole RTT on the " +
 			"sender's 40 Gbps link (the engine's NICs hold no queue, so a faster sender link lets the switch's 150 KB drop-tail " +
-			"buffer fill). \"Sending rate\": the flow's delivered rate averaged over 1 ms windows after 20 ms (the paper does not " +
-			"give its window); utilisation: its mean over the 10 Gbps link. 100 ms, one seed.",
+			"buffer fill). \"Sending rate\": QCN's R_C (its rate limiter), TCP's delivered rate (its ACK clock), each averaged over 1 ms " +
+			"windows after 20 ms (the paper gives no window); utilisation: the mean delivered payload rate over a busy link's " +
+			"(1452 B of payload per 1500 B frame). 100 ms, one seed.",
 		Quick: true,
 		Runs: func() []Run {
 			var out []Run
@@ -427,7 +432,7 @@ func qcnBuffer() *Experiment {
 				for _, rtt := range bufferRTTs {
 					out = append(out, Run{Key: fmt.Sprintf("%s/rtt=%d", a, rtt), Scenario: "qcn-buffer-" + a,
 						Sets:   []string{fmt.Sprintf("topology.links[0].delay=%dns", rtt*500)},
-						Series: []string{"queue_bytes@s0->s1", "throughput_bps"}})
+						Series: []string{"queue_bytes@s0->s1", "throughput_bps", "rate_bps"}})
 				}
 			}
 			return out
@@ -438,24 +443,41 @@ func qcnBuffer() *Experiment {
 			sd := map[string][]float64{}
 			for _, a := range []string{"tcp", "qcn"} {
 				for i, rtt := range bufferRTTs {
-					m, s := rateStats(o[fmt.Sprintf("%s/rtt=%d", a, rtt)])
-					util[a] = append(util[a], m/10e9)
+					x := o[fmt.Sprintf("%s/rtt=%d", a, rtt)]
+					m, s := rateStats(x, "throughput_bps")
+					if a == "qcn" {
+						// QCN's sending rate is its rate limiter's R_C
+						_, s = rateStats(x, "rate_bps")
+					}
+					util[a] = append(util[a], m/goodputMax)
 					sd[a] = append(sd[a], s/1e6)
 					row := r.within(fmt.Sprintf("Table 1, %s, std dev of the sending rate at %d µs", algoName(a), rtt),
 						table1[a][i], s/1e6, "Mbps", 0.5*table1[a][i], "± 50%: the paper does not give its averaging window")
-					if row.Verdict != Reproduced && a == "qcn" {
-						row.Note = "QCN's rate varies by a few Mbps around 10 Gbps; over 1 ms windows the delivered rate also carries " +
-							"packet-level jitter of the same order, so small absolute differences read as large relative ones."
+					switch {
+					case row.Verdict == Reproduced:
+					case a == "qcn":
+						row.Note = "Our QCN source's R_C swings by hundreds of Mbps: with one flow each feedback cuts the link's whole " +
+							"rate by G_d·F_b (one quantum of F_b is 0.8% of it) and fast recovery climbs back. The paper's 14–95 Mbps " +
+							"implies a smoother source or a longer averaging; its text gives neither, and we did not tune to match."
+					default:
+						row.Note = "Each TCP cut here is a go-back-N recovery (the receiver discards what follows a loss), a deeper " +
+							"stall than a SACK or dup-ACK TCP's; the paper does not name its TCP."
 					}
 				}
 			}
 			r.claim("Fig. 15(a), 120 µs, both fully utilise the link", "both ≈ 100%",
 				fmt.Sprintf("TCP %.1f%%, QCN %.1f%%", 100*util["tcp"][0], 100*util["qcn"][0]),
 				util["tcp"][0] >= 0.95 && util["qcn"][0] >= 0.95, "both ≥ 95%")
-			r.claim("Fig. 15(b, c), 250 and 500 µs, TCP loses throughput while QCN does not", "TCP below QCN",
+			r.claim("Fig. 15(b, c), 250 and 500 µs, TCP loses more throughput than QCN", "TCP loses throughput, QCN does not",
 				fmt.Sprintf("TCP %.1f%% / %.1f%%, QCN %.1f%% / %.1f%%", 100*util["tcp"][1], 100*util["tcp"][2], 100*util["qcn"][1], 100*util["qcn"][2]),
-				util["tcp"][1] < util["qcn"][1] && util["tcp"][2] < util["qcn"][2] && util["qcn"][2] >= 0.95,
-				"TCP's utilisation below QCN's at both, QCN's ≥ 95%")
+				util["tcp"][1] < util["qcn"][1] && util["tcp"][2] < util["qcn"][2], "TCP's utilisation below QCN's at both RTTs")
+			row := r.claim("Fig. 15(b, c), QCN keeps the link busy at 250 and 500 µs", "QCN stays stable, the link full",
+				fmt.Sprintf("QCN %.1f%% / %.1f%%", 100*util["qcn"][1], 100*util["qcn"][2]),
+				util["qcn"][1] >= 0.95 && util["qcn"][2] >= 0.95, "≥ 95% at both")
+			if row.Verdict != Reproduced {
+				row.Note = "With one source, each feedback cuts the whole link's rate by G_d·F_b; past 250 µs our QCN source's " +
+					"recovery leaves the 150 KB buffer empty for a few percent of the time."
+			}
 			r.claim("Table 1, TCP's sending rate varies far more than QCN's at every RTT", "13–24× more",
 				fmt.Sprintf("%.0f / %.0f / %.0f vs %.0f / %.0f / %.0f Mbps", sd["tcp"][0], sd["tcp"][1], sd["tcp"][2], sd["qcn"][0], sd["qcn"][1], sd["qcn"][2]),
 				sd["tcp"][0] > 5*sd["qcn"][0] && sd["tcp"][1] > 5*sd["qcn"][1] && sd["tcp"][2] > 5*sd["qcn"][2], "at least 5× at each RTT")
