@@ -57,19 +57,25 @@ type qcnAnswer struct {
 	Paper      map[string]float64              `json:"paper"`
 }
 
-// qcnParams decodes params onto the paper's baseline: a field left out
-// keeps the baseline's value.
-func qcnParams(raw json.RawMessage) (fluid.QCN, error) {
-	q := fluid.Baseline()
+// decodeOnto decodes raw (absent or null: nothing) over v, which holds a
+// model's defaults, so that a field left out keeps its default, then
+// validates it; errors name the field under prefix.
+func decodeOnto[T interface{ Validate() error }](raw json.RawMessage, v *T, prefix string) error {
 	if len(raw) > 0 && string(raw) != "null" {
-		if err := decodeStrict(raw, &q); err != nil {
-			return q, prefixField(err, "params")
+		if err := decodeStrict(raw, v); err != nil {
+			return prefixField(err, prefix)
 		}
 	}
-	if err := q.Validate(); err != nil {
-		return q, paramErrors(err, "params")
+	if err := (*v).Validate(); err != nil {
+		return paramErrors(err, prefix)
 	}
-	return q, nil
+	return nil
+}
+
+// qcnParams decodes params onto the paper's baseline.
+func qcnParams(raw json.RawMessage) (fluid.QCN, error) {
+	q := fluid.Baseline()
+	return q, decodeOnto(raw, &q, "params")
 }
 
 // paramErrors turns the fluid package's ParamErrors into a 422 listing
@@ -318,14 +324,8 @@ func (s *Server) handleStabilityDCQCN(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := fluid.DCQCNBaseline()
-	if len(req.Params) > 0 && string(req.Params) != "null" {
-		if err := decodeStrict(req.Params, &d); err != nil {
-			s.writeError(w, r, prefixField(err, "params"))
-			return
-		}
-	}
-	if err := d.Validate(); err != nil {
-		s.writeError(w, r, paramErrors(err, "params"))
+	if err := decodeOnto(req.Params, &d, "params"); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	o := req.Fluid
@@ -423,14 +423,8 @@ func (s *Server) handleStabilityAP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cfg := fluid.DefaultAPConfig()
-	if len(req.Config) > 0 && string(req.Config) != "null" {
-		if err := decodeStrict(req.Config, &cfg); err != nil {
-			s.writeError(w, r, prefixField(err, "config"))
-			return
-		}
-	}
-	if err := cfg.Validate(); err != nil {
-		s.writeError(w, r, paramErrors(err, "config"))
+	if err := decodeOnto(req.Config, &cfg, "config"); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	delay, duration, every := 8.0, 80.0, 0.1
@@ -492,14 +486,8 @@ func (s *Server) handleStabilityRCP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cfg := fluid.DefaultRCPConfig()
-	if len(req.Config) > 0 && string(req.Config) != "null" {
-		if err := decodeStrict(req.Config, &cfg); err != nil {
-			s.writeError(w, r, prefixField(err, "config"))
-			return
-		}
-	}
-	if err := cfg.Validate(); err != nil {
-		s.writeError(w, r, paramErrors(err, "config"))
+	if err := decodeOnto(req.Config, &cfg, "config"); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	if req.MaxRTTMs == 0 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -94,9 +93,7 @@ func cmdAlgorithms(args []string, stdout io.Writer) error {
 	}
 	algos := cc.Algorithms()
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(algos)
+		return printJSON(stdout, algos)
 	}
 	fmt.Fprintln(stdout, "Defaults are at a 100 Gbps host link; parameters in Mbps and KB/B scale with the link where the reference does.")
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)

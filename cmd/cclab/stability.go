@@ -45,9 +45,7 @@ func cmdStability(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "margins" {
 		return &usageError{"want a subcommand: margins, ap or rcp\n\n" + stabilityUsage}
 	}
-	fs := flag.NewFlagSet("stability margins", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, stabilityUsage) }
+	fs := stabilityFlags("margins", stderr)
 	preset := fs.String("preset", "qcn-sigmetrics11", "the parameters to start from (the paper's baseline)")
 	asJSON := fs.Bool("json", false, "one JSON object")
 	var sets multiFlag
@@ -73,9 +71,7 @@ func cmdStability(args []string, stdout, stderr io.Writer) error {
 		return &usageError{err.Error()}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(m)
+		return printJSON(stdout, m)
 	}
 	stable := func(b bool) string {
 		if b {
@@ -175,11 +171,24 @@ var apPaper = map[string]string{
 	fluid.APPDDither: "equal to AP (Theorem 4)",
 }
 
-// cmdStabilityAP is `cclab stability ap`.
-func cmdStabilityAP(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("stability ap", flag.ContinueOnError)
+// stabilityFlags is a stability subcommand's flag set.
+func stabilityFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("stability "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, stabilityUsage) }
+	return fs
+}
+
+// printJSON writes v as indented JSON.
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// cmdStabilityAP is `cclab stability ap`.
+func cmdStabilityAP(args []string, stdout, stderr io.Writer) error {
+	fs := stabilityFlags("ap", stderr)
 	cfg := fluid.DefaultAPConfig()
 	fs.Float64Var(&cfg.K, "k", cfg.K, "controller gain K")
 	fs.Float64Var(&cfg.T, "t", cfg.T, "sampling period T, seconds")
@@ -198,9 +207,7 @@ func cmdStabilityAP(args []string, stdout, stderr io.Writer) error {
 		return &usageError{err.Error()}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return printJSON(stdout, res)
 	}
 	fmt.Fprintf(stdout, "Averaging Principle sandbox: K %g, T %g s, delay on the %s, update %s\n", cfg.K, cfg.T, cfg.DelayAt, cfg.Update)
 	for _, r := range res {
@@ -219,9 +226,7 @@ var rcpPaper = map[string]string{
 
 // cmdStabilityRCP is `cclab stability rcp`.
 func cmdStabilityRCP(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("stability rcp", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, stabilityUsage) }
+	fs := stabilityFlags("rcp", stderr)
 	maxRTT := fs.String("max-rtt", "600ms", "the largest RTT swept")
 	asJSON := fs.Bool("json", false, "a JSON list")
 	rest, err := parseArgs(fs, args)
@@ -241,9 +246,7 @@ func cmdStabilityRCP(args []string, stdout, stderr io.Writer) error {
 		return &usageError{err.Error()}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return printJSON(stdout, res)
 	}
 	fmt.Fprintf(stdout, "RCP fluid model: %d flows, %s, α %g, β %g, T %g ms, d0 %g ms (held fixed)\n",
 		cfg.N, fmtRate(cfg.C), cfg.Alpha, cfg.Beta, cfg.T*1e3, cfg.D0*1e3)
