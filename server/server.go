@@ -159,6 +159,7 @@ type Server struct {
 	db       *store.DB
 	log      *slog.Logger
 	reproMu  sync.Mutex // one reproduction of an experiment starts at a time
+	computed sync.Map   // experiment id → func() *repro.ExperimentReport: model-only experiments, evaluated once
 	mgr      *runs.Manager
 	library  map[string]string // library name -> scenario id
 	libNames map[string]string // scenario id -> library name

@@ -202,11 +202,10 @@ func (s *Server) handleStabilityQCN(w http.ResponseWriter, r *http.Request) {
 			ans.Roots[loop] = append(ans.Roots[loop], complexJSON{real(z), imag(z)})
 		}
 	}
-	fair := q.C / (8 * q.Packet) / float64(q.N)
 	for _, model := range []fluid.Model{fluid.ModelQCN, fluid.ModelQCNAIMD} {
 		fp := q.FixedPoint(model)
 		ans.FixedPoint[model] = fp
-		start := fluid.Start{RC: fair, RT: fair}
+		start := q.EmptyStart()
 		if fo.Start == "fixed" {
 			start = fp
 		}

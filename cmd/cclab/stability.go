@@ -96,56 +96,37 @@ func cmdStability(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// setStability applies one --set NAME=VALUE, with units where the
-// parameter has them.
+// setStability applies one --set NAME=VALUE: the value is read with the
+// unit its parameter takes (a rate, a time, a size, or a plain number),
+// then set by fluid.QCN.Set, which names every parameter.
 func setStability(q *fluid.QCN, s string) error {
 	name, val, ok := strings.Cut(s, "=")
 	if !ok {
 		return fmt.Errorf("--set %q: want NAME=VALUE", s)
 	}
-	num := func() (float64, error) {
-		v, err := strconv.ParseFloat(val, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %q is not a number", name, val)
-		}
-		return v, nil
-	}
+	name = strings.ToLower(name)
+	var v float64
 	var err error
-	switch strings.ToLower(name) {
+	switch name {
 	case "c", "rai":
 		var r int64
-		if r, err = scenarios.ParseRate(val); err == nil {
-			if strings.ToLower(name) == "c" {
-				q.C = float64(r)
-			} else {
-				q.RAI = float64(r)
-			}
-		}
+		r, err = scenarios.ParseRate(val)
+		v = float64(r)
 	case "rtt":
 		var t sim.Time
-		if t, err = scenarios.ParseTime(val); err == nil {
-			q.RTT = float64(t) / float64(sim.Second)
-		}
+		t, err = scenarios.ParseTime(val)
+		v = float64(t) / float64(sim.Second)
 	case "packet":
 		var b int64
-		if b, err = scenarios.ParseSize(val); err == nil {
-			q.Packet = float64(b)
-		}
-	case "n":
-		var n int
-		if n, err = strconv.Atoi(val); err == nil {
-			q.N = n
-		}
-	case "gd":
-		q.Gd, err = num()
-	case "w":
-		q.W, err = num()
-	case "ps":
-		q.Ps, err = num()
-	case "qeq":
-		q.Qeq, err = num()
+		b, err = scenarios.ParseSize(val)
+		v = float64(b)
 	default:
-		return fmt.Errorf("--set %s: no parameter %q; parameters: c, n, gd, w, ps, rai, qeq, packet, rtt", s, name)
+		if v, err = strconv.ParseFloat(val, 64); err != nil {
+			err = fmt.Errorf("%s: %q is not a number", name, val)
+		}
+	}
+	if err == nil {
+		err = q.Set(name, v)
 	}
 	if err != nil {
 		return fmt.Errorf("--set %s: %v", s, err)

@@ -22,12 +22,19 @@ var qcnScenario = map[string]string{"qcn": "qcn-averaging-350us", "qcn_aimd": "q
 // samples with an empty queue, after 20 ms of settling.
 func qcnQueue(x *Outcome) (meanPkts, empty float64) {
 	s := x.Series("queue_bytes", "s0->s1")
+	m, e := settledQueue(s.T, s.V)
+	return m / 1500, e
+}
+
+// settledQueue is the mean of q and the fraction of its samples at 0,
+// over the samples after 20 ms.
+func settledQueue(t, q []float64) (mean, empty float64) {
 	var sum, n, e float64
-	for i, t := range s.T {
-		if t > 0.02 {
-			sum += s.V[i]
+	for i, x := range t {
+		if x > 0.02 {
+			sum += q[i]
 			n++
-			if s.V[i] == 0 {
+			if q[i] <= 0 {
 				e++
 			}
 		}
@@ -35,7 +42,7 @@ func qcnQueue(x *Outcome) (meanPkts, empty float64) {
 	if n == 0 {
 		return math.NaN(), math.NaN()
 	}
-	return sum / n / 1500, e / n
+	return sum / n, e / n
 }
 
 // fluidQueue runs the fluid model of algo (qcn or qcn_aimd) for Fig. 9's
@@ -49,22 +56,12 @@ func fluidQueue(algo string, rtt int) (t, q []float64, meanPkts, empty float64, 
 	if algo == "qcn_aimd" {
 		model = fluid.ModelQCNAIMD
 	}
-	fair := m.C / (8 * m.Packet) / float64(m.N)
-	tr, err := m.Integrate(model, fluid.Start{RC: fair, RT: fair}, 0.1, 0.5e-6, 10e-6)
+	tr, err := m.Integrate(model, m.EmptyStart(), 0.1, 0.5e-6, 10e-6)
 	if err != nil {
 		return nil, nil, 0, 0, err
 	}
-	var sum, n, e float64
-	for i, x := range tr.T {
-		if x > 0.02 {
-			sum += tr.Q[i]
-			n++
-			if tr.Q[i] <= 0 {
-				e++
-			}
-		}
-	}
-	return tr.T, tr.Q, sum / n, e / n, nil
+	meanPkts, empty = settledQueue(tr.T, tr.Q)
+	return tr.T, tr.Q, meanPkts, empty, nil
 }
 
 // fluidUnderflow is firstUnderflow for the fluid model.

@@ -134,6 +134,16 @@ func (d DCQCN) terms(p, rcD float64) (a, b, c, dd, e float64) {
 	return a, b, c, dd, e
 }
 
+// alphaTarget is where α's ODE pulls it at marking probability p and
+// rate rc (packets/s): the probability 1 − (1 − p)^{τ' R_C} that an α
+// period sees a mark.
+func (d DCQCN) alphaTarget(p, rc float64) float64 {
+	if p <= 0 {
+		return 0
+	}
+	return -math.Expm1(d.TauPrime * rc * math.Log1p(-math.Min(p, 1-1e-16)))
+}
+
 // DCQCNState is the model's state (and its history before t = 0).
 type DCQCNState struct {
 	Q     float64 `json:"q"`     // bytes
@@ -157,7 +167,7 @@ func (d DCQCN) FixedPoint() (DCQCNState, float64, error) {
 		if d.FixedAlpha >= 0 {
 			return d.FixedAlpha
 		}
-		return -math.Expm1(d.TauPrime * rc * math.Log1p(-p)) // 1 − (1 − p)^{τ' R_C}
+		return d.alphaTarget(p, rc)
 	}
 	// balance(p) = decrease − increase of R_T − R_C at the fixed point:
 	// the R_C equation needs R_T − R_C = α a / (τ (b + d)); the R_T
@@ -252,11 +262,7 @@ func (d DCQCN) Integrate(start DCQCNState, duration, dt, every float64) (*DCQCNT
 		drc := -rc*al/(2*d.Tau)*a + (rt-rc)/2*rcD*(b+dd)
 		dal := 0.0
 		if d.FixedAlpha < 0 {
-			ap := 0.0
-			if p > 0 {
-				ap = -math.Expm1(d.TauPrime * rcD * math.Log1p(-math.Min(p, 1-1e-16)))
-			}
-			dal = d.G / d.TauPrime * (ap - al)
+			dal = d.G / d.TauPrime * (d.alphaTarget(p, rcD) - al)
 		}
 		dq := (n*rc - c) * d.Packet // bytes/s
 		if q <= 0 && dq < 0 {

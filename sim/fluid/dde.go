@@ -39,6 +39,13 @@ func (q QCN) FixedPoint(m Model) Start {
 	return Start{Q: l.Q, RC: l.RC, RT: l.RT}
 }
 
+// EmptyStart is an empty queue with every source at its fair share C/N
+// (and R_T = R_C): the start of the lab's fluid runs.
+func (q QCN) EmptyStart() Start {
+	fair := q.C / (8 * q.Packet) / float64(q.N)
+	return Start{RC: fair, RT: fair}
+}
+
 // increase terms of (4), (5) and (20) per unit of R_C(t−τ): the limits at
 // p = 0 are 1/100 (footnote 6).
 func incr(p float64) float64 {

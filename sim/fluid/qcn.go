@@ -241,7 +241,7 @@ func (q *QCN) Set(name string, v float64) error {
 	case "buffer":
 		q.Buffer = v
 	default:
-		return &ParamError{name, "no such parameter; parameters: " + strings.Join(Params, ", ")}
+		return &ParamError{name, fmt.Sprintf("no parameter %q; parameters: %s", name, strings.Join(Params, ", "))}
 	}
 	return nil
 }
