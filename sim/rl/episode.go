@@ -91,7 +91,7 @@ type Outcome struct {
 // RunEpisode plays one episode with the learned algorithm entry a (its
 // Record is replaced by the episode's collector). It builds the scenario
 // with algo's name, then swaps the registry's entry for a.
-func RunEpisode(ctx context.Context, e Episode, make func(rec func(*cc.Step)) *cc.Algorithm, obs int) (*Outcome, error) {
+func RunEpisode(ctx context.Context, e Episode, newAlgo func(rec func(*cc.Step)) *cc.Algorithm, obs int) (*Outcome, error) {
 	out := &Outcome{Flows: e.FanIn, Traj: make([]Trajectory, e.FanIn)}
 	rec := func(s *cc.Step) {
 		if int(s.Flow) >= len(out.Traj) {
@@ -103,7 +103,7 @@ func RunEpisode(ctx context.Context, e Episode, make func(rec func(*cc.Step)) *c
 		t.Reward = append(t.Reward, s.Reward)
 		t.Valid = append(t.Valid, !s.Frozen)
 	}
-	a := make(rec)
+	a := newAlgo(rec)
 	sc, err := scenarios.Parse(e.Scenario(a.Name))
 	if err != nil {
 		return nil, fmt.Errorf("rl: episode scenario: %w", err)

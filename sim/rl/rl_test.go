@@ -62,7 +62,7 @@ func TestReplaySampleNStep(t *testing.T) {
 
 func tinyConfig(algo string) Config {
 	c := DefaultConfig(algo)
-	c.Hidden, c.Episodes, c.Round, c.Updates, c.Batch = 4, 4, 2, 3, 8
+	c.Hidden, c.Episodes, c.Round, c.Updates, c.Batch = 8, 4, 2, 3, 8
 	c.Stages, c.StageEpisodes = []int{2, 3}, 2
 	c.Size = 30_000
 	c.EvalEvery = 4

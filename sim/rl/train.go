@@ -165,7 +165,11 @@ func NewTrainer(cfg Config) (*Trainer, error) {
 	}
 	arch, _ := cfg.Arch()
 	pcg := rand.NewPCG(cfg.Seed, 0x7a1)
-	t := &Trainer{cfg: cfg, arch: arch, td3: fdcc.NewTD3(arch, cfg.TD3, cfg.Seed), replay: NewReplay(cfg.ReplaySteps, arch.Obs), pcg: pcg, rng: rand.New(pcg)}
+	td3, err := fdcc.NewTD3(arch, cfg.TD3, cfg.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("rl: %w", err)
+	}
+	t := &Trainer{cfg: cfg, arch: arch, td3: td3, replay: NewReplay(cfg.ReplaySteps, arch.Obs), pcg: pcg, rng: rand.New(pcg)}
 	if len(t.cfg.Eval) == 0 {
 		for _, n := range []int{4, 16} {
 			t.cfg.Eval = append(t.cfg.Eval, Episode{FanIn: n, Size: cfg.Size, Rate: cfg.Rate, Delay: cfg.Delay, Spread: cfg.Spread, Seed: 1_000_000 + uint64(n)})
@@ -290,7 +294,7 @@ func (t *Trainer) Round(ctx context.Context) (_ Progress, err error) {
 			t.replay.Sample(t.rng, t.cfg.Batch, sp, &b)
 			st := t.td3.Update(&b)
 			p.CriticLoss += st.CriticLoss
-			p.Q += st.Q
+			p.Q += st.MeanQ
 			nq++
 			if st.ActorUpdated {
 				p.ActorLoss += st.ActorLoss
