@@ -196,7 +196,7 @@ func TestRLCCRateControl(t *testing.T) {
 	s.OnAck(env, &Ack{SentAt: 50 * Microsecond}) // inflation 1: no delay counted
 	rate := 1 / 1.2
 	rr2 := (0 - 0.064) * 12.5
-	if o := steps[1].Obs; !near(o[0], 1/1.2, 1e-12) || !near(o[1], rr2, 1e-12) || !near(steps[1].Reward, -rr2*rr2, 1e-12) {
+	if o := steps[1].Obs; !near(o[0], 1/1.2, 1e-12) || !near(o[1], rr2, 1e-12) || !near(steps[1].Reward, -(rr2/12.5)*(rr2/12.5), 1e-12) {
 		t.Fatalf("step 2 %v reward %v", o, steps[1].Reward)
 	}
 	if !near(float64(env.rate), 100e9*math.Min(rate*1.2, 1), 1) {

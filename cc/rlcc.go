@@ -16,9 +16,12 @@ import "math"
 //	1 rtt_reward = (max(RTT/base RTT − β, 0)·√(rate/line rate) − target)·scale
 //	  with β = 1.5, target = 0.064, scale = 12.5
 //
-// and its reward is −rtt_reward²: the paper's r = −(target − inflation·√rate)²,
-// which drives each flow's RTT inflation towards target/√rate (a flow with
-// a smaller share accepts a larger delay, the paper's fairness argument).
+// and its reward is −(rtt_reward/scale)²: the paper's r = −(target −
+// inflation·√rate)² (with the code's β shift), which drives each flow's
+// RTT inflation towards target/√rate (a flow with a smaller share accepts
+// a larger delay, the paper's fairness argument). The code's scale stays
+// in the observation only; squared into the reward it would make the
+// returns 156 times larger (the critic's loss then reached 10⁶ in training).
 //
 // Choices the paper leaves to its simulator, named here: RTT inflation is
 // RTT ÷ the flow's base RTT; the agent decides at most once per gate × the
@@ -52,7 +55,7 @@ func RLCC(opt Learned) *Algorithm {
 		Series: []SeriesSpec{
 			{Name: "rlcc_action", Unit: "", Help: "The rate multiplier applied at the last step (observation 1 of the next)."},
 			{Name: "rlcc_rtt_reward", Unit: "", Help: "Observation 2: (max(inflation − β, 0)·√rate − target)·scale."},
-			{Name: "rlcc_reward", Unit: "", Help: "The reward −rtt_reward² of the previous action."},
+			{Name: "rlcc_reward", Unit: "", Help: "The reward −(rtt_reward/scale)² of the previous action (the paper's −(target − inflation·√rate)²)."},
 			{Name: "rlcc_frozen", Unit: "", Help: "Logged once when the policy's output is not a number: the agent stops deciding and the flow keeps its rate.", Stats: true},
 		},
 		NewSender: func(info FlowInfo, p Params) Sender {
@@ -141,7 +144,8 @@ func (r *rlcc) OnAck(env Env, a *Ack) {
 	rr := (math.Max(infl-r.beta, 0)*math.Sqrt(r.rate/line) - r.target) * r.scale
 	r.obs = [rlccObs]float64{r.lastM, finite(rr, 1e6)}
 	if r.steps > 0 {
-		r.reward = -r.obs[1] * r.obs[1]
+		x := r.obs[1] / r.scale
+		r.reward = -x * x
 		env.Gauge(2, r.reward)
 	}
 	env.Gauge(1, r.obs[1])
