@@ -66,7 +66,11 @@ type Learned struct {
 	// deviation (in units of the output limit) to every action, from a
 	// stream seeded by Seed and the flow id. Training only.
 	Noise float64
-	Seed  uint64
+	// Random, when set, replaces the policy's output by a uniform draw in
+	// [-limit, limit] from the same stream (a trainer's first episodes:
+	// LSTM-TD3's start_steps). Training only.
+	Random bool
+	Seed   uint64
 	// Record, when set, receives every step (training only). The engine
 	// calls senders from one goroutine, so Record needs no locking within
 	// one run.
@@ -103,7 +107,7 @@ func newLearnedAgent(opt *Learned, info FlowInfo, nObs int) learnedAgent {
 	}
 	a.hist = make([]float64, a.maxHist*nObs)
 	a.k = a.maxHist
-	if opt.Noise > 0 {
+	if opt.Noise > 0 || opt.Random {
 		a.noise = rand.New(rand.NewPCG(opt.Seed, uint64(uint32(info.ID))))
 	}
 	return a
@@ -126,7 +130,10 @@ func (a *learnedAgent) act(obs []float64) (out float64, ok bool) {
 		a.frozen = true
 		return 0, false
 	}
-	if a.noise != nil {
+	switch {
+	case a.opt.Random:
+		out = (2*a.noise.Float64() - 1) * a.limit
+	case a.noise != nil:
 		out += a.noise.NormFloat64() * a.opt.Noise * a.limit
 	}
 	return clamp(out, -a.limit, a.limit), true

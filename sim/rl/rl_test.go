@@ -66,6 +66,7 @@ func tinyConfig(algo string) Config {
 	c.Stages, c.StageEpisodes = []int{2, 3}, 2
 	c.Size = 30_000
 	c.EvalEvery = 4
+	c.RandomEpisodes = 2
 	return c
 }
 

@@ -32,6 +32,10 @@ type Config struct {
 	NStep                             int     // n of the n-step return
 	Gamma                             float64 // discount
 	Noise                             float64 // exploration σ, in units of the output limit
+	// RandomEpisodes are played with uniformly random actions before the
+	// policy takes over (LSTM-TD3's start_steps: the critic first sees
+	// every action, growing the window as well as shrinking it).
+	RandomEpisodes int
 	// Stages are the curriculum's fan-ins (thesis §1.8: 2, 4, 8, 16, 32);
 	// stage s starts after s × StageEpisodes episodes. From stage 1 on,
 	// half the episodes take the newest fan-in and half one of the earlier
@@ -51,14 +55,20 @@ type Config struct {
 
 // DefaultConfig is `cclab train` with no flags for algo.
 func DefaultConfig(algo string) Config {
+	// LSTM-TD3's defaults, and an actor penalty that keeps its tanh from
+	// saturating (without it the first runs' actor sat at −2 everywhere
+	// after 200 episodes: every window at one packet).
+	td3 := fdcc.DefaultTD3Config()
+	td3.PreActPenalty = 0.01
 	c := Config{
 		Algo: algo, Hidden: 16, Seed: 1,
 		Episodes: 1000, Round: 4, Updates: 25,
 		Batch: 64, ReplaySteps: 200_000, NStep: 3, Gamma: 0.99, Noise: 0.1,
 		Stages: []int{2, 4, 8, 16, 32}, StageEpisodes: 200,
 		Size: 2_000_000, Rate: "100Gbps", Delay: "1us",
-		TD3:       fdcc.DefaultTD3Config(),
-		EvalEvery: 100,
+		TD3:            td3,
+		RandomEpisodes: 40,
+		EvalEvery:      100,
 	}
 	return c
 }
@@ -99,6 +109,8 @@ func (c *Config) validate() error {
 		return bad("nstep", "must be at least 1")
 	case !(c.Gamma >= 0 && c.Gamma <= 1):
 		return bad("gamma", "must be in [0, 1]")
+	case c.RandomEpisodes < 0:
+		return bad("random-episodes", "must not be negative")
 	case !(c.Noise >= 0 && c.Noise <= 10):
 		return bad("noise", "must be in [0, 10]")
 	case len(c.Stages) == 0:
@@ -192,8 +204,8 @@ func (t *Trainer) Policy() *fdcc.Policy { return t.td3.Policy() }
 
 // Algorithm is the registry entry of the trained algorithm with policy p
 // and the given exploration, recording into rec.
-func Algorithm(algo string, p cc.Policy, name string, noise float64, seed uint64, rec func(*cc.Step)) *cc.Algorithm {
-	l := cc.Learned{Policy: p, Name: name, Noise: noise, Seed: seed, Record: rec}
+func Algorithm(algo string, p cc.Policy, name string, noise float64, random bool, seed uint64, rec func(*cc.Step)) *cc.Algorithm {
+	l := cc.Learned{Policy: p, Name: name, Noise: noise, Random: random, Seed: seed, Record: rec}
 	if algo == "rlcc" {
 		return cc.RLCC(l)
 	}
@@ -222,7 +234,7 @@ func (t *Trainer) episode(n int, seed uint64) Episode {
 
 // play runs episodes in parallel with policy p; results come back in
 // the order of eps.
-func (t *Trainer) play(ctx context.Context, eps []Episode, p *fdcc.Policy, noise float64) ([]*Outcome, error) {
+func (t *Trainer) play(ctx context.Context, eps []Episode, p *fdcc.Policy, noise float64, random bool) ([]*Outcome, error) {
 	outs := make([]*Outcome, len(eps))
 	errs := make([]error, len(eps))
 	workers := t.cfg.Workers
@@ -238,7 +250,7 @@ func (t *Trainer) play(ctx context.Context, eps []Episode, p *fdcc.Policy, noise
 			defer wg.Done()
 			defer func() { <-sem }()
 			mk := func(rec func(*cc.Step)) *cc.Algorithm {
-				return Algorithm(t.cfg.Algo, cc.NetPolicy{P: p}, "training", noise, e.Seed, rec)
+				return Algorithm(t.cfg.Algo, cc.NetPolicy{P: p}, "training", noise, random, e.Seed, rec)
 			}
 			outs[i], errs[i] = RunEpisode(ctx, e, mk, t.arch.Obs)
 		}()
@@ -273,7 +285,7 @@ func (t *Trainer) Round(ctx context.Context) (_ Progress, err error) {
 		eps[i] = t.episode(n, t.cfg.Seed<<20+uint64(t.ep+i))
 	}
 	var outs []*Outcome
-	outs, err = t.play(ctx, eps, t.td3.Policy(), t.cfg.Noise)
+	outs, err = t.play(ctx, eps, t.td3.Policy(), t.cfg.Noise, t.ep < t.cfg.RandomEpisodes)
 	if err != nil {
 		return Progress{}, err
 	}
@@ -329,7 +341,7 @@ func (t *Trainer) Round(ctx context.Context) (_ Progress, err error) {
 
 // Evaluate plays the evaluation episodes with p and no exploration.
 func (t *Trainer) Evaluate(ctx context.Context, p *fdcc.Policy) (*Eval, error) {
-	outs, err := t.play(ctx, t.cfg.Eval, p, 0)
+	outs, err := t.play(ctx, t.cfg.Eval, p, 0, false)
 	if err != nil {
 		return nil, err
 	}
