@@ -50,10 +50,15 @@ import "math"
 func FDCC(opt Learned) *Algorithm {
 	o := opt
 	return &Algorithm{
-		Learned:    &o,
-		WithPolicy: func(p Policy, name string) *Algorithm { return FDCC(Learned{Policy: p, Name: name}) },
-		Name:       "fdcc",
-		Title:      "FDCC (deep-RL window control, LSTM-TD3)",
+		Learned: &o,
+		WithPolicy: func(p Policy, name string) (*Algorithm, error) {
+			if err := checkShape(p, fdccObs, 8); err != nil {
+				return nil, err
+			}
+			return FDCC(Learned{Policy: p, Name: name}), nil
+		},
+		Name:  "fdcc",
+		Title: "FDCC (deep-RL window control, LSTM-TD3)",
 		Help: "A neural network trained by reinforcement learning decides, about twice per RTT, how much to grow or shrink " +
 			"the flow's window (×0.5 to ×2), from what the most congested switch reports (queue, link rate) and the RTT " +
 			"and goodput the flow measures. Trained in the lab with `cclab train fdcc`.",

@@ -1,6 +1,7 @@
 package cc
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 )
@@ -70,7 +71,11 @@ type Learned struct {
 	// [-limit, limit] from the same stream (a trainer's first episodes:
 	// LSTM-TD3's start_steps). Training only.
 	Random bool
-	Seed   uint64
+	// Epsilon is the probability that a step's action is a uniform draw
+	// instead of the noisy policy output (exploration that reaches the
+	// actions a saturated policy never tries). Training only.
+	Epsilon float64
+	Seed    uint64
 	// Record, when set, receives every step (training only). The engine
 	// calls senders from one goroutine, so Record needs no locking within
 	// one run.
@@ -107,7 +112,7 @@ func newLearnedAgent(opt *Learned, info FlowInfo, nObs int) learnedAgent {
 	}
 	a.hist = make([]float64, a.maxHist*nObs)
 	a.k = a.maxHist
-	if opt.Noise > 0 || opt.Random {
+	if opt.Noise > 0 || opt.Random || opt.Epsilon > 0 {
 		a.noise = rand.New(rand.NewPCG(opt.Seed, uint64(uint32(info.ID))))
 	}
 	return a
@@ -131,7 +136,7 @@ func (a *learnedAgent) act(obs []float64) (out float64, ok bool) {
 		return 0, false
 	}
 	switch {
-	case a.opt.Random:
+	case a.opt.Random || (a.opt.Epsilon > 0 && a.noise.Float64() < a.opt.Epsilon):
 		out = (2*a.noise.Float64() - 1) * a.limit
 	case a.noise != nil:
 		out += a.noise.NormFloat64() * a.opt.Noise * a.limit
@@ -150,6 +155,21 @@ func (a *learnedAgent) push(obs []float64) {
 	}
 	copy(a.hist[a.histLen*a.nObs:], obs)
 	a.histLen++
+}
+
+// checkShape says why a policy cannot decide for an algorithm whose
+// observations have obs values and whose history is at most hist long.
+func checkShape(p Policy, obs, hist int) error {
+	o, h := p.Shape()
+	switch {
+	case o != obs:
+		return fmt.Errorf("the policy takes observations of %d values; this algorithm's have %d", o, obs)
+	case h > hist:
+		return fmt.Errorf("the policy reads a history of %d observations; this algorithm keeps at most %d", h, hist)
+	case !(p.Limit() > 0) || math.IsInf(p.Limit(), 0):
+		return fmt.Errorf("the policy's output limit %v is not a positive number", p.Limit())
+	}
+	return nil
 }
 
 // multiplier is the thesis' rescaling of an output (FDCC §1.4, RL-CC's

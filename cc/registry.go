@@ -108,7 +108,8 @@ type Algorithm struct {
 
 	// WithPolicy, set on the learned algorithms (FDCC, RL-CC), returns
 	// the same algorithm deciding with another trained policy.
-	WithPolicy func(p Policy, name string) *Algorithm `json:"-"`
+	// It is an error for a policy of another observation size.
+	WithPolicy func(p Policy, name string) (*Algorithm, error) `json:"-"`
 	// Learned says which policy a learned algorithm decides with.
 	Learned *Learned `json:"-"`
 

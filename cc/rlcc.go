@@ -34,10 +34,15 @@ import "math"
 func RLCC(opt Learned) *Algorithm {
 	o := opt
 	return &Algorithm{
-		Learned:    &o,
-		WithPolicy: func(p Policy, name string) *Algorithm { return RLCC(Learned{Policy: p, Name: name}) },
-		Name:       "rlcc",
-		Title:      "RL-CC (deep-RL rate control, Tessler et al.)",
+		Learned: &o,
+		WithPolicy: func(p Policy, name string) (*Algorithm, error) {
+			if err := checkShape(p, rlccObs, 8); err != nil {
+				return nil, err
+			}
+			return RLCC(Learned{Policy: p, Name: name}), nil
+		},
+		Name:  "rlcc",
+		Title: "RL-CC (deep-RL rate control, Tessler et al.)",
 		Help: "A neural network trained by reinforcement learning multiplies the flow's rate by 0.83 to 1.2 on each step, " +
 			"steering its RTT inflation × √rate to a target, so that flows share the link without a switch's help.",
 		Param: []Param{

@@ -233,7 +233,9 @@ func (t *algoTable) get(c *CC, lineRate int64) (int, error) {
 		if err != nil {
 			return 0, fieldErr("cc.policy", "%v", err)
 		}
-		a = a.WithPolicy(p, c.Policy)
+		if a, err = a.WithPolicy(p, c.Policy); err != nil {
+			return 0, fieldErr("cc.policy", "policy %q: %v", c.Policy, err)
+		}
 	}
 	params, perrs := a.Resolve(c.Preset, c.Params, lineRate)
 	if len(perrs) > 0 {

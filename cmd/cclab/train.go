@@ -38,6 +38,8 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	noise := fs.Float64("noise", def.Noise, "exploration noise σ, in units of the output limit")
 	randomEps := fs.Int("random-episodes", def.RandomEpisodes, "first episodes played with uniformly random actions")
 	preact := fs.Float64("preact-penalty", def.TD3.PreActPenalty, "weight of the actor's pre-tanh penalty")
+	lr := fs.Float64("lr", def.TD3.PiLR, "Adam's learning rate, actor and critics")
+	epsilon := fs.Float64("epsilon", def.Epsilon, "probability that a training step's action is uniformly random")
 	every := fs.Int("checkpoint-every", 20, "save a checkpoint every so many episodes (and at the end, and on Ctrl-C)")
 	evalEvery := fs.Int("eval-every", def.EvalEvery, "evaluate the policy on 4-to-1 and 16-to-1 every so many episodes (0: never)")
 	workers := fs.Int("workers", 0, "episodes simulated at once (0: one per core; does not change the result)")
@@ -72,6 +74,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		cfg.Episodes, cfg.Hidden, cfg.Seed, cfg.StageEpisodes = *episodes, *hidden, *seed, *stageEps
 		cfg.Round, cfg.Updates, cfg.Batch, cfg.NStep, cfg.Noise, cfg.EvalEvery, cfg.Workers = *round, *updates, *batch, *nstep, *noise, *evalEvery, *workers
 		cfg.RandomEpisodes, cfg.TD3.PreActPenalty = *randomEps, *preact
+		cfg.TD3.PiLR, cfg.TD3.QLR, cfg.Epsilon = *lr, *lr, *epsilon
 		if cfg.Size, err = scenarios.ParseSize(*size); err != nil {
 			return &usageError{"--size: " + err.Error()}
 		}

@@ -151,3 +151,30 @@ func RunEpisode(ctx context.Context, e Episode, newAlgo func(rec func(*cc.Step))
 	}
 	return out, nil
 }
+
+// RunAlgorithm plays the episode with a registered algorithm at its
+// defaults (the baselines the learned ones are measured against).
+func RunAlgorithm(ctx context.Context, e Episode, algo string) (*sim.Result, error) {
+	sc, err := scenarios.Parse(e.Scenario(algo))
+	if err != nil {
+		return nil, fmt.Errorf("rl: episode scenario: %w", err)
+	}
+	cfg, _, err := scenarios.Build(sc)
+	if err != nil {
+		return nil, fmt.Errorf("rl: building the episode: %w", err)
+	}
+	cfg.Telemetry = sim.TelemetryConfig{}
+	s, err := sim.New(*cfg)
+	if err != nil {
+		return nil, fmt.Errorf("rl: episode: %w", err)
+	}
+	for !s.Done() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := s.RunUntil(s.Now() + 200*sim.Time(cc.Microsecond)); err != nil {
+			return nil, fmt.Errorf("rl: episode: %w", err)
+		}
+	}
+	return s.Result(), nil
+}

@@ -36,6 +36,9 @@ type Config struct {
 	// policy takes over (LSTM-TD3's start_steps: the critic first sees
 	// every action, growing the window as well as shrinking it).
 	RandomEpisodes int
+	// Epsilon is the probability that a training step's action is uniformly
+	// random (after the random episodes).
+	Epsilon float64
 	// Stages are the curriculum's fan-ins (thesis §1.8: 2, 4, 8, 16, 32);
 	// stage s starts after s × StageEpisodes episodes. From stage 1 on,
 	// half the episodes take the newest fan-in and half one of the earlier
@@ -62,13 +65,13 @@ func DefaultConfig(algo string) Config {
 	td3.PreActPenalty = 0.01
 	c := Config{
 		Algo: algo, Hidden: 16, Seed: 1,
-		Episodes: 1000, Round: 4, Updates: 25,
+		Episodes: 2400, Round: 4, Updates: 25,
 		Batch: 64, ReplaySteps: 200_000, NStep: 3, Gamma: 0.99, Noise: 0.1,
-		Stages: []int{2, 4, 8, 16, 32}, StageEpisodes: 200,
+		Stages: []int{2, 4, 8, 16, 32}, StageEpisodes: 480,
 		Size: 2_000_000, Rate: "100Gbps", Delay: "1us",
 		TD3:            td3,
-		RandomEpisodes: 40,
-		EvalEvery:      100,
+		RandomEpisodes: 100, Epsilon: 0.1,
+		EvalEvery: 100,
 	}
 	return c
 }
@@ -111,6 +114,8 @@ func (c *Config) validate() error {
 		return bad("gamma", "must be in [0, 1]")
 	case c.RandomEpisodes < 0:
 		return bad("random-episodes", "must not be negative")
+	case !(c.Epsilon >= 0 && c.Epsilon <= 1):
+		return bad("epsilon", "must be in [0, 1]")
 	case !(c.Noise >= 0 && c.Noise <= 10):
 		return bad("noise", "must be in [0, 10]")
 	case len(c.Stages) == 0:
@@ -204,8 +209,8 @@ func (t *Trainer) Policy() *fdcc.Policy { return t.td3.Policy() }
 
 // Algorithm is the registry entry of the trained algorithm with policy p
 // and the given exploration, recording into rec.
-func Algorithm(algo string, p cc.Policy, name string, noise float64, random bool, seed uint64, rec func(*cc.Step)) *cc.Algorithm {
-	l := cc.Learned{Policy: p, Name: name, Noise: noise, Random: random, Seed: seed, Record: rec}
+func Algorithm(algo string, p cc.Policy, name string, noise, epsilon float64, random bool, seed uint64, rec func(*cc.Step)) *cc.Algorithm {
+	l := cc.Learned{Policy: p, Name: name, Noise: noise, Epsilon: epsilon, Random: random, Seed: seed, Record: rec}
 	if algo == "rlcc" {
 		return cc.RLCC(l)
 	}
@@ -234,7 +239,7 @@ func (t *Trainer) episode(n int, seed uint64) Episode {
 
 // play runs episodes in parallel with policy p; results come back in
 // the order of eps.
-func (t *Trainer) play(ctx context.Context, eps []Episode, p *fdcc.Policy, noise float64, random bool) ([]*Outcome, error) {
+func (t *Trainer) play(ctx context.Context, eps []Episode, p *fdcc.Policy, noise, epsilon float64, random bool) ([]*Outcome, error) {
 	outs := make([]*Outcome, len(eps))
 	errs := make([]error, len(eps))
 	workers := t.cfg.Workers
@@ -250,7 +255,7 @@ func (t *Trainer) play(ctx context.Context, eps []Episode, p *fdcc.Policy, noise
 			defer wg.Done()
 			defer func() { <-sem }()
 			mk := func(rec func(*cc.Step)) *cc.Algorithm {
-				return Algorithm(t.cfg.Algo, cc.NetPolicy{P: p}, "training", noise, random, e.Seed, rec)
+				return Algorithm(t.cfg.Algo, cc.NetPolicy{P: p}, "training", noise, epsilon, random, e.Seed, rec)
 			}
 			outs[i], errs[i] = RunEpisode(ctx, e, mk, t.arch.Obs)
 		}()
@@ -285,7 +290,7 @@ func (t *Trainer) Round(ctx context.Context) (_ Progress, err error) {
 		eps[i] = t.episode(n, t.cfg.Seed<<20+uint64(t.ep+i))
 	}
 	var outs []*Outcome
-	outs, err = t.play(ctx, eps, t.td3.Policy(), t.cfg.Noise, t.ep < t.cfg.RandomEpisodes)
+	outs, err = t.play(ctx, eps, t.td3.Policy(), t.cfg.Noise, t.cfg.Epsilon, t.ep < t.cfg.RandomEpisodes)
 	if err != nil {
 		return Progress{}, err
 	}
@@ -341,7 +346,7 @@ func (t *Trainer) Round(ctx context.Context) (_ Progress, err error) {
 
 // Evaluate plays the evaluation episodes with p and no exploration.
 func (t *Trainer) Evaluate(ctx context.Context, p *fdcc.Policy) (*Eval, error) {
-	outs, err := t.play(ctx, t.cfg.Eval, p, 0, false)
+	outs, err := t.play(ctx, t.cfg.Eval, p, 0, 0, false)
 	if err != nil {
 		return nil, err
 	}
