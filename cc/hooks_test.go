@@ -24,6 +24,8 @@ func TestOptionalHooks(t *testing.T) {
 		"mpcc":      "",               // INT on ACKs, one QP per ACK
 		"rcc":       "",               // the receiver's window on ACKs
 		"tcp":       "timeout",        // NACKs on ACKs; the engine's retransmission timeout
+		"fdcc":      "",               // INT and timestamps on ACKs
+		"rlcc":      "",               // timestamps on ACKs
 	}
 	for _, a := range Algorithms() {
 		w, ok := want[a.Name]

@@ -106,6 +106,13 @@ type Algorithm struct {
 	// Series names the algorithm's own telemetry series, in id order.
 	Series []SeriesSpec `json:"series"`
 
+	// WithPolicy, set on the learned algorithms (FDCC, RL-CC), returns
+	// the same algorithm deciding with another trained policy.
+	// It is an error for a policy of another observation size.
+	WithPolicy func(p Policy, name string) (*Algorithm, error) `json:"-"`
+	// Learned says which policy a learned algorithm decides with.
+	Learned *Learned `json:"-"`
+
 	NewSender          func(info FlowInfo, p Params) Sender          `json:"-"`
 	NewReceiver        func(p Params) Receiver                       `json:"-"`
 	NewCongestionPoint func(port PortInfo, p Params) CongestionPoint `json:"-"`
@@ -293,6 +300,19 @@ var algorithms = []*Algorithm{
 	dolceAlgorithm(),
 	dolcePlusAlgorithm(),
 	tcpAlgorithm(),
+	FDCC(shippedPolicy("fdcc")),
+	RLCC(shippedPolicy("rlcc")),
+}
+
+// LearnedNames lists the algorithms that decide with a trained policy.
+func LearnedNames() []string {
+	var names []string
+	for _, a := range algorithms {
+		if a.WithPolicy != nil {
+			names = append(names, a.Name)
+		}
+	}
+	return names
 }
 
 // Lookup returns the registered algorithm of that name.

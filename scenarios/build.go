@@ -31,7 +31,18 @@ type Meta struct {
 // instance per distinct (algorithm, preset, parameters, sender line rate).
 // Generation is deterministic for a given seed: workload entry i draws from
 // its own PCG stream (seed, streamBase+i).
-func Build(s *Scenario) (*sim.Config, *Meta, error) {
+func Build(s *Scenario) (*sim.Config, *Meta, error) { return BuildWith(s, BuildOptions{}) }
+
+// BuildOptions are what building needs from outside the scenario.
+type BuildOptions struct {
+	// Policy resolves a learned algorithm's policy name other than ""
+	// and "default" (which are the shipped policy) for algorithm algo;
+	// nil rejects every such name.
+	Policy func(algo, name string) (cc.Policy, error)
+}
+
+// BuildWith is Build with options.
+func BuildWith(s *Scenario, opt BuildOptions) (*sim.Config, *Meta, error) {
 	data, err := s.Canonical()
 	if err != nil {
 		return nil, nil, err
@@ -62,7 +73,7 @@ func Build(s *Scenario) (*sim.Config, *Meta, error) {
 			return nil, nil, fieldErr(index("workload", i), "the workload made %d flows up to here, more than %d", len(flows), 2*MaxFlows)
 		}
 	}
-	algos := &algoTable{index: map[string]int{}}
+	algos := &algoTable{index: map[string]int{}, policy: opt.Policy}
 	cfg.Flows = make([]sim.FlowSpec, len(flows))
 	meta.FlowCC = make([]string, len(flows))
 	for i, f := range flows {
@@ -187,8 +198,9 @@ func eventSpec(e *Event) sim.EventSpec {
 // distinct (algorithm, preset, parameter overrides, line rate), in order of
 // first use.
 type algoTable struct {
-	specs []sim.AlgoSpec
-	index map[string]int
+	specs  []sim.AlgoSpec
+	index  map[string]int
+	policy func(algo, name string) (cc.Policy, error)
 }
 
 func (t *algoTable) get(c *CC, lineRate int64) (int, error) {
@@ -198,7 +210,7 @@ func (t *algoTable) get(c *CC, lineRate int64) (int, error) {
 	}
 	sort.Strings(keys)
 	var b strings.Builder
-	b.WriteString(c.Algorithm + "|" + c.Preset + "|" + strconv.FormatInt(lineRate, 10))
+	b.WriteString(c.Algorithm + "|" + c.Preset + "|" + c.Policy + "|" + strconv.FormatInt(lineRate, 10))
 	for _, k := range keys {
 		b.WriteString("|" + k + "=" + strconv.FormatFloat(c.Params[k], 'g', -1, 64))
 	}
@@ -209,6 +221,21 @@ func (t *algoTable) get(c *CC, lineRate int64) (int, error) {
 	a, ok := cc.Lookup(c.Algorithm)
 	if !ok {
 		return 0, fieldErr("cc.algorithm", "unknown algorithm %q", c.Algorithm)
+	}
+	if c.Policy != "" && c.Policy != "default" {
+		if a.WithPolicy == nil {
+			return 0, fieldErr("cc.policy", "%s takes no trained policy", a.Name)
+		}
+		if t.policy == nil {
+			return 0, fieldErr("cc.policy", "policy %q: only the shipped policy (\"default\") is known here", c.Policy)
+		}
+		p, err := t.policy(a.Name, c.Policy)
+		if err != nil {
+			return 0, fieldErr("cc.policy", "%v", err)
+		}
+		if a, err = a.WithPolicy(p, c.Policy); err != nil {
+			return 0, fieldErr("cc.policy", "policy %q: %v", c.Policy, err)
+		}
 	}
 	params, perrs := a.Resolve(c.Preset, c.Params, lineRate)
 	if len(perrs) > 0 {

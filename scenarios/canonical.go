@@ -166,7 +166,11 @@ func canonCC(c *CC) m {
 	for k, v := range c.Params {
 		params[k] = v
 	}
-	return m{"algorithm": c.Algorithm, "preset": c.Preset, "params": params}
+	out := m{"algorithm": c.Algorithm, "preset": c.Preset, "params": params}
+	if c.Policy != "" {
+		out["policy"] = c.Policy
+	}
+	return out
 }
 
 func canonTelemetry(t *Telemetry) m {

@@ -428,6 +428,18 @@ func (d *decoder) ccObject(path string, v any) (CC, *cc.Algorithm) {
 		}
 	}
 	c.Preset = f.str("preset", "")
+	if v, p, ok := f.take("policy"); ok {
+		if name, ok := d.str(p, v); ok {
+			switch {
+			case name == "" || len(name) > 200:
+				d.add(p, "want a policy name of 1 to 200 characters")
+			case algo != nil && algo.WithPolicy == nil:
+				d.add(p, "%s takes no trained policy (only the learned algorithms do: %s)", algo.Name, strings.Join(cc.LearnedNames(), ", "))
+			default:
+				c.Policy = name
+			}
+		}
+	}
 	if v, p, ok := f.take("params"); ok {
 		if pf := d.fields(p, v); pf != nil {
 			pf.skipAll()

@@ -193,6 +193,11 @@ type CC struct {
 	Algorithm string
 	Preset    string
 	Params    map[string]float64
+	// Policy names the trained policy a learned algorithm (fdcc, rlcc)
+	// decides with: "" or "default" is the one the lab ships; another name
+	// is resolved by whoever builds the scenario (BuildOptions.Policy: the
+	// lab's stored policies, the CLI's files).
+	Policy string
 }
 
 // Workload kinds.

@@ -26,6 +26,7 @@ const (
 	metaTargetNoise = "fdcc.td3.target_noise"
 	metaNoiseClip   = "fdcc.td3.noise_clip"
 	metaPolicyDelay = "fdcc.td3.policy_delay"
+	metaPreAct      = "fdcc.td3.preact_penalty"
 	metaUpdates     = "fdcc.td3.updates"
 	metaRNG         = "fdcc.td3.rng"
 )
@@ -179,6 +180,7 @@ func SaveCheckpoint(w io.Writer, t *TD3, meta map[string]string) error {
 	m[metaTargetNoise] = formatFloat(c.TargetNoise)
 	m[metaNoiseClip] = formatFloat(c.NoiseClip)
 	m[metaPolicyDelay] = strconv.Itoa(c.PolicyDelay)
+	m[metaPreAct] = formatFloat(c.PreActPenalty)
 	m[metaUpdates] = strconv.Itoa(t.updates)
 	state, err := t.pcg.MarshalBinary()
 	if err != nil {
@@ -229,6 +231,11 @@ func checkpointFrom(f *nn.File) (*TD3, error) {
 	}
 	if c.PolicyDelay, err = metaInt(m, metaPolicyDelay); err != nil {
 		return nil, err
+	}
+	if _, ok := m[metaPreAct]; ok {
+		if c.PreActPenalty, err = metaFloat(m, metaPreAct); err != nil {
+			return nil, err
+		}
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err

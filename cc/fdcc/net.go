@@ -109,6 +109,9 @@ type work struct {
 	y     []float64 // rows: the network's output
 
 	dout, dcomb, dcat, dafter, dcur, dmem, dpre, dcurIn []float64
+	// preReg, when not 0, adds preReg × u to the gradient of an actor's
+	// pre-tanh output u (TD3Config.PreActPenalty's term).
+	preReg float64
 	// Input gradients, when asked for: rows×Hist×Obs, rows×Obs, rows.
 	dhist, dobs, dact []float64
 }
@@ -283,7 +286,7 @@ func (n *net) headBackward(w *work, dy []float64, rows int, params bool) {
 		if n.critic {
 			w.dout[s] = dy[s]
 		} else {
-			w.dout[s] = dy[s] * n.arch.ActLimit * (1 - w.th[s]*w.th[s])
+			w.dout[s] = dy[s]*n.arch.ActLimit*(1-w.th[s]*w.th[s]) + w.preReg*w.out[s]
 		}
 	}
 	if params {

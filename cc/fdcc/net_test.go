@@ -136,8 +136,16 @@ func TestNetGradient(t *testing.T) {
 // of mean((Q1 − y)²) + mean((Q2 − y)²) for a fixed target y, and the
 // actor's gradient of −mean Q1(h, o, π(h, o)) through the critic.
 func TestTD3Gradients(t *testing.T) {
+	for _, penalty := range []float64{0, 0.3} {
+		t.Run(fmt.Sprint("preact=", penalty), func(t *testing.T) { testTD3Gradients(t, penalty) })
+	}
+}
+
+func testTD3Gradients(t *testing.T, penalty float64) {
 	a := Arch{Obs: 3, Hist: 3, Hidden: 4, ActLimit: 1.5}
-	td, err := NewTD3(a, DefaultTD3Config(), 5)
+	cfg := DefaultTD3Config()
+	cfg.PreActPenalty = penalty
+	td, err := NewTD3(a, cfg, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,8 +172,9 @@ func TestTD3Gradients(t *testing.T) {
 		pi := append([]float64(nil), td.actor.forward(&wa, b.Hist, b.HistLen, b.Obs, nil, b.N)...)
 		q := td.q1.forward(&wq, b.Hist, b.HistLen, b.Obs, pi, b.N)
 		l := 0.0
-		for _, v := range q {
+		for i, v := range q {
 			l -= v
+			l += penalty * wa.out[i] * wa.out[i]
 		}
 		return l / float64(b.N)
 	}

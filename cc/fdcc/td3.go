@@ -26,6 +26,12 @@ type TD3Config struct {
 	// PolicyDelay: the actor and the targets are updated on one Update
 	// call in PolicyDelay, starting with the first.
 	PolicyDelay int
+	// PreActPenalty adds PreActPenalty × mean(u²) to the actor's loss, u
+	// the actor's output before its tanh (DDPG practice, e.g. OpenAI
+	// baselines' action regularisation): without it a tanh actor can
+	// saturate at its limit, where its gradient vanishes and it never
+	// comes back. 0 (LSTM-TD3's default) leaves the loss as TD3's.
+	PreActPenalty float64
 }
 
 // DefaultTD3Config returns LSTM-TD3's defaults: polyak 0.995, pi_lr =
@@ -48,6 +54,8 @@ func (c TD3Config) Validate() error {
 		return fmt.Errorf("fdcc: TD3 config: TargetNoise %v is negative", c.TargetNoise)
 	case !ok(c.NoiseClip) || c.NoiseClip < 0:
 		return fmt.Errorf("fdcc: TD3 config: NoiseClip %v is negative", c.NoiseClip)
+	case !ok(c.PreActPenalty) || c.PreActPenalty < 0:
+		return fmt.Errorf("fdcc: TD3 config: PreActPenalty %v is negative", c.PreActPenalty)
 	case c.PolicyDelay < 1:
 		return fmt.Errorf("fdcc: TD3 config: PolicyDelay %d is below 1", c.PolicyDelay)
 	}
@@ -399,6 +407,10 @@ func (t *TD3) shardActorGrads(sh *shard, p *Batch, total int) {
 	sh.a = growf(sh.a, n)
 	sh.dq1 = growf(sh.dq1, n)
 	copy(sh.a, sh.actor.forward(&sh.wa, p.Hist, p.HistLen, p.Obs, nil, n))
+	sh.wa.preReg = 2 * t.cfg.PreActPenalty / N
+	for i := range n {
+		sh.sumActor += t.cfg.PreActPenalty * sh.wa.out[i] * sh.wa.out[i]
+	}
 	q := sh.q1.forward(&sh.wq1, p.Hist, p.HistLen, p.Obs, sh.a, n)
 	for i := range n {
 		sh.sumActor -= q[i]

@@ -36,6 +36,11 @@ Usage:
       Seed 003's linearised QCN and QCN-AIMD: τ*, τ̂, the exact delay margin and the
       phase margin at an RTT ("cclab stability margins -h" lists the parameters).
 
+  cclab train fdcc|rlcc --out DIR [--episodes N] [--hidden N] [--seed N] [--resume] ...
+      Train seed 001's learned congestion control on the curriculum of dumbbell incasts
+      ("cclab train -h" lists the settings); writes policy.safetensors, curve.csv,
+      train.json and checkpoint/; Ctrl-C saves a checkpoint, --resume continues it.
+
 The scenario format and the result files are described in the lab's
 scenario-format document (scenarios/scenario-format.md in the source tree).
 `
@@ -73,6 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdReproduce(ctx, args[1:], stdout, stderr)
 	case "stability":
 		err = cmdStability(args[1:], stdout, stderr)
+	case "train":
+		err = cmdTrain(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"cclab/cc"
+	"cclab/cc/fdcc"
 	"cclab/scenarios"
 	"cclab/server/runs"
 	"cclab/sim"
@@ -46,7 +47,28 @@ func loadScenario(path string, seed string, algo string, sets []string) (*runs.C
 			return nil, err
 		}
 	}
-	return runs.Compile(data, runs.Limits{}, "")
+	return runs.CompileWith(data, runs.Limits{}, "", scenarios.BuildOptions{Policy: policyFiles(filepath.Dir(path))})
+}
+
+// policyFiles resolves a learned algorithm's policy name as a safetensors
+// file: the path as given, else relative to the scenario's folder.
+func policyFiles(dir string) func(algo, name string) (cc.Policy, error) {
+	return func(algo, name string) (cc.Policy, error) {
+		path := name
+		if _, err := os.Stat(path); err != nil && !filepath.IsAbs(name) {
+			path = filepath.Join(dir, name)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("not a policy file: %w", err)
+		}
+		defer f.Close()
+		p, _, err := fdcc.LoadPolicy(f)
+		if err != nil {
+			return nil, err
+		}
+		return cc.NetPolicy{P: p}, nil
+	}
 }
 
 // printInvalid prints every validation problem, one per line, as

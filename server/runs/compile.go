@@ -30,19 +30,25 @@ type Compiled struct {
 // problem is an Invalid Error naming its field under prefix (where the
 // scenario sits in a request; "" for a document of its own).
 func Compile(doc []byte, limits Limits, prefix string) (*Compiled, error) {
+	return CompileWith(doc, limits, prefix, scenarios.BuildOptions{})
+}
+
+// CompileWith is Compile with build options (how a learned algorithm's
+// policy names resolve).
+func CompileWith(doc []byte, limits Limits, prefix string, opt scenarios.BuildOptions) (*Compiled, error) {
 	sc, err := scenarios.Parse(doc)
 	if err != nil {
 		return nil, InvalidScenario(err, prefix)
 	}
-	return compileParsed(sc, limits, prefix)
+	return compileParsed(sc, limits, prefix, opt)
 }
 
-func compileParsed(sc *scenarios.Scenario, limits Limits, prefix string) (*Compiled, error) {
+func compileParsed(sc *scenarios.Scenario, limits Limits, prefix string, opt scenarios.BuildOptions) (*Compiled, error) {
 	canon, err := sc.Canonical()
 	if err != nil {
 		return nil, InvalidScenario(err, prefix)
 	}
-	cfg, meta, err := scenarios.Build(sc)
+	cfg, meta, err := scenarios.BuildWith(sc, opt)
 	if err != nil {
 		return nil, InvalidScenario(err, prefix)
 	}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"cclab/cc/fdcc"
+	"cclab/scenarios"
+	"cclab/sim/rl"
+)
+
+// cmdTrain trains FDCC or RL-CC (seed 001) on the curriculum of dumbbell
+// incasts and writes the policy, its learning curve and checkpoints.
+func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	def := rl.DefaultConfig("fdcc")
+	out := fs.String("out", "", "directory for policy.safetensors, curve.csv, train.json and checkpoint/ (required)")
+	resume := fs.Bool("resume", false, "continue the run whose checkpoint is in --out (its settings; --episodes may raise the total)")
+	episodes := fs.Int("episodes", def.Episodes, "episodes in all")
+	hidden := fs.Int("hidden", def.Hidden, "width of every hidden layer")
+	seed := fs.Uint64("seed", def.Seed, "seed of the whole run")
+	stageEps := fs.Int("stage-episodes", def.StageEpisodes, "episodes per curriculum stage")
+	stages := fs.String("stages", "2,4,8,16,32", "the curriculum's fan-ins")
+	size := fs.String("size", "2MB", "payload per flow")
+	round := fs.Int("round", def.Round, "episodes played at once with one snapshot of the policy (changes the result)")
+	updates := fs.Int("updates", def.Updates, "gradient steps per episode")
+	batch := fs.Int("batch", def.Batch, "samples per gradient step")
+	nstep := fs.Int("nstep", def.NStep, "n of the n-step return")
+	noise := fs.Float64("noise", def.Noise, "exploration noise σ, in units of the output limit")
+	randomEps := fs.Int("random-episodes", def.RandomEpisodes, "first episodes played with uniformly random actions")
+	preact := fs.Float64("preact-penalty", def.TD3.PreActPenalty, "weight of the actor's pre-tanh penalty")
+	lr := fs.Float64("lr", def.TD3.PiLR, "Adam's learning rate, actor and critics")
+	epsilon := fs.Float64("epsilon", def.Epsilon, "probability that a training step's action is uniformly random")
+	every := fs.Int("checkpoint-every", 20, "save a checkpoint every so many episodes (and at the end, and on Ctrl-C)")
+	evalEvery := fs.Int("eval-every", def.EvalEvery, "evaluate the policy on 4-to-1 and 16-to-1 every so many episodes (0: never)")
+	workers := fs.Int("workers", 0, "episodes simulated at once (0: one per core; does not change the result)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || (pos[0] != "fdcc" && pos[0] != "rlcc") {
+		return &usageError{"want the algorithm to train: fdcc or rlcc"}
+	}
+	if *out == "" {
+		return &usageError{"--out DIR is required"}
+	}
+	ckpt := filepath.Join(*out, "checkpoint")
+	var t *rl.Trainer
+	if *resume {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		n := 0
+		if set["episodes"] {
+			n = *episodes
+		}
+		if t, err = rl.Resume(ckpt, n); err != nil {
+			return err
+		}
+		if t.Config().Algo != pos[0] {
+			return &usageError{fmt.Sprintf("the checkpoint in %s trains %s, not %s", ckpt, t.Config().Algo, pos[0])}
+		}
+	} else {
+		cfg := rl.DefaultConfig(pos[0])
+		cfg.Episodes, cfg.Hidden, cfg.Seed, cfg.StageEpisodes = *episodes, *hidden, *seed, *stageEps
+		cfg.Round, cfg.Updates, cfg.Batch, cfg.NStep, cfg.Noise, cfg.EvalEvery, cfg.Workers = *round, *updates, *batch, *nstep, *noise, *evalEvery, *workers
+		cfg.RandomEpisodes, cfg.TD3.PreActPenalty = *randomEps, *preact
+		cfg.TD3.PiLR, cfg.TD3.QLR, cfg.Epsilon = *lr, *lr, *epsilon
+		if cfg.Size, err = scenarios.ParseSize(*size); err != nil {
+			return &usageError{"--size: " + err.Error()}
+		}
+		cfg.Stages = nil
+		for _, f := range strings.Split(*stages, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return &usageError{fmt.Sprintf("--stages: %q is not a fan-in", f)}
+			}
+			cfg.Stages = append(cfg.Stages, n)
+		}
+		if t, err = rl.NewTrainer(cfg); err != nil {
+			return &usageError{err.Error()}
+		}
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	cfg := t.Config()
+	fmt.Fprintf(stderr, "training %s: %d episodes (from %d), hidden %d, seed %d, curriculum %v × %d episodes\n",
+		cfg.Algo, cfg.Episodes, t.Episode(), cfg.Hidden, cfg.Seed, cfg.Stages, cfg.StageEpisodes)
+	lastSave := t.Episode()
+	finish := func(interrupted bool) error {
+		if err := t.Save(ckpt); err != nil {
+			return err
+		}
+		if err := writeTrainOutputs(*out, t, interrupted, args); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s: %d of %d episodes in %.0f s; policy in %s\n", cfg.Algo, t.Episode(), cfg.Episodes,
+			curveWall(t).Seconds(), filepath.Join(*out, "policy.safetensors"))
+		return nil
+	}
+	for t.Episode() < cfg.Episodes {
+		p, err := t.Round(ctx)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				if !*quiet {
+					fmt.Fprintln(stderr)
+				}
+				if err := finish(true); err != nil {
+					return err
+				}
+				return errInterrupted
+			}
+			return err
+		}
+		if !*quiet {
+			fmt.Fprintf(stderr, "\r%s", progressLine(p))
+			if p.Eval != nil {
+				fmt.Fprintf(stderr, "\n  eval: %s\n", evalLine(p.Eval))
+			}
+		}
+		if t.Episode()-lastSave >= *every {
+			if err := t.Save(ckpt); err != nil {
+				return err
+			}
+			if err := writeTrainOutputs(*out, t, false, args); err != nil {
+				return err
+			}
+			lastSave = t.Episode()
+		}
+	}
+	if !*quiet {
+		fmt.Fprintln(stderr)
+	}
+	return finish(false)
+}
+
+func progressLine(p rl.Progress) string {
+	const width = 24
+	n := p.Episode * width / max(p.Episodes, 1)
+	return fmt.Sprintf("[%s%s] episode %d/%d  stage %d-to-1  reward %+.3f  critic loss %.4g  %.0f s   ",
+		strings.Repeat("#", n), strings.Repeat(".", width-n), p.Episode, p.Episodes, p.FanIn, p.Reward, p.CriticLoss, p.Wall.Seconds())
+}
+
+func evalLine(e *rl.Eval) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "reward %+.3f", e.Reward)
+	for i := range e.Unfair {
+		fmt.Fprintf(&b, " | unfair %.4f peak queue %d B slowdown %.2f finished %v", e.Unfair[i], e.PeakQ[i], e.Slowdown[i], e.Finished[i])
+	}
+	return b.String()
+}
+
+func curveWall(t *rl.Trainer) time.Duration {
+	c := t.Curve()
+	if len(c) == 0 {
+		return 0
+	}
+	return c[len(c)-1].Wall
+}
+
+// writeTrainOutputs writes the policy, the learning curve and train.json.
+func writeTrainOutputs(dir string, t *rl.Trainer, interrupted bool, args []string) error {
+	cfg := t.Config()
+	meta := map[string]string{
+		"algo":     cfg.Algo,
+		"episodes": strconv.Itoa(t.Episode()),
+		"seed":     strconv.FormatUint(cfg.Seed, 10),
+		"command":  "cclab train " + strings.Join(args, " "),
+		"wall_s":   strconv.FormatFloat(curveWall(t).Seconds(), 'f', 0, 64),
+	}
+	f, err := os.Create(filepath.Join(dir, "policy.safetensors.tmp"))
+	if err != nil {
+		return err
+	}
+	if err := fdcc.SavePolicy(f, t.Policy(), meta); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(filepath.Join(dir, "policy.safetensors.tmp"), filepath.Join(dir, "policy.safetensors")); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "curve.csv"), rl.CurveCSV(t.Curve(), cfg.Eval), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "train.json"), rl.TrainJSON(t, interrupted, meta["command"]), 0o644)
+}
