@@ -33,6 +33,15 @@ func (p *scriptPolicy) Act(hist []float64, histLen int, obs []float64) float64 {
 	return v
 }
 
+// recordInto keeps copies of the steps a learned sender records.
+func recordInto(steps *[]Step) func(*Step) {
+	return func(s *Step) {
+		c := *s
+		c.Obs = append([]float64(nil), s.Obs...)
+		*steps = append(*steps, c)
+	}
+}
+
 func learnedParams(t *testing.T, a *Algorithm, over map[string]float64) Params {
 	t.Helper()
 	p, errs := a.Resolve("", over, 100e9)
@@ -53,11 +62,7 @@ func ihop(q, tx int64, ts Time) IntHop {
 func TestFDCCObservationsActionsAndReward(t *testing.T) {
 	pol := &scriptPolicy{obs: 8, hist: 8, limit: 2, outs: []float64{-2, 1, 2}}
 	var steps []Step
-	a := FDCC(Learned{Policy: pol, Record: func(s *Step) {
-		c := *s
-		c.Obs = append([]float64(nil), s.Obs...)
-		steps = append(steps, c)
-	}})
+	a := FDCC(Learned{Policy: pol, Record: recordInto(&steps)})
 	env := newEnv()
 	s := a.NewSender(fdccInfo, learnedParams(t, a, nil))
 	s.Start(env)
@@ -173,11 +178,7 @@ func TestFDCCCompoundReading(t *testing.T) {
 func TestRLCCRateControl(t *testing.T) {
 	pol := &scriptPolicy{obs: 2, hist: 1, limit: 1, outs: []float64{-1, 1}}
 	var steps []Step
-	a := RLCC(Learned{Policy: pol, Record: func(s *Step) {
-		c := *s
-		c.Obs = append([]float64(nil), s.Obs...)
-		steps = append(steps, c)
-	}})
+	a := RLCC(Learned{Policy: pol, Record: recordInto(&steps)})
 	env := newEnv()
 	s := a.NewSender(fdccInfo, learnedParams(t, a, nil))
 	s.Start(env)
@@ -196,7 +197,7 @@ func TestRLCCRateControl(t *testing.T) {
 	s.OnAck(env, &Ack{SentAt: 50 * Microsecond}) // inflation 1: no delay counted
 	rate := 1 / 1.2
 	rr2 := (0 - 0.064) * 12.5
-	if o := steps[1].Obs; !near(o[0], 1/1.2, 1e-12) || !near(o[1], rr2, 1e-12) || !near(steps[1].Reward, -(rr2/12.5)*(rr2/12.5), 1e-12) {
+	if o := steps[1].Obs; !near(o[0], 1/1.2, 1e-12) || !near(o[1], rr2, 1e-12) || !near(steps[1].Reward, -math.Abs(rr2), 1e-12) {
 		t.Fatalf("step 2 %v reward %v", o, steps[1].Reward)
 	}
 	if !near(float64(env.rate), 100e9*math.Min(rate*1.2, 1), 1) {

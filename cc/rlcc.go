@@ -16,12 +16,14 @@ import "math"
 //	1 rtt_reward = (max(RTT/base RTT − β, 0)·√(rate/line rate) − target)·scale
 //	  with β = 1.5, target = 0.064, scale = 12.5
 //
-// and its reward is −(rtt_reward/scale)²: the paper's r = −(target −
-// inflation·√rate)² (with the code's β shift), which drives each flow's
-// RTT inflation towards target/√rate (a flow with a smaller share accepts
-// a larger delay, the paper's fairness argument). The code's scale stays
-// in the observation only; squared into the reward it would make the
-// returns 156 times larger (the critic's loss then reached 10⁶ in training).
+// and its reward is −|rtt_reward|: the distance of inflation·√rate from
+// the target (the paper's r = −(target − inflation·√rate)², with the
+// code's β shift and scale), in its L1 form. Two departures, both
+// measured in training: squared with the scale, a 32-to-1 episode's
+// rewards reach −4000 and the critic's loss 10⁶; squared without it, a
+// starving flow (inflation below β) scores −0.004 against 0 at the target,
+// and TD3 settles on the minimum rate. The paper's own trainer (ADPG)
+// follows the sign of rtt_reward, which the L1 form keeps.
 //
 // Choices the paper leaves to its simulator, named here: RTT inflation is
 // RTT ÷ the flow's base RTT; the agent decides at most once per gate × the
@@ -44,7 +46,8 @@ func RLCC(opt Learned) *Algorithm {
 		Name:  "rlcc",
 		Title: "RL-CC (deep-RL rate control, Tessler et al.)",
 		Help: "A neural network trained by reinforcement learning multiplies the flow's rate by 0.83 to 1.2 on each step, " +
-			"steering its RTT inflation × √rate to a target, so that flows share the link without a switch's help.",
+			"steering its RTT inflation × √rate to a target, so that flows share the link without a switch's help. " +
+			"No trained policy ships yet: give one with cc.policy; without it flows keep their line rate and one-BDP window.",
 		Param: []Param{
 			{Name: "inc", Kind: KindNumber, Default: 0.2, Min: 0.001, Max: 1, Live: true, Help: "action_multiplier_inc: m = 1 + inc·out for out ≥ 0 (RL-CC: 0.2)."},
 			{Name: "dec", Kind: KindNumber, Default: 0.2, Min: 0.001, Max: 1, Live: true, Help: "action_multiplier_dec: m = 1/(1 − dec·out) for out < 0 (RL-CC: 0.2)."},
@@ -60,7 +63,7 @@ func RLCC(opt Learned) *Algorithm {
 		Series: []SeriesSpec{
 			{Name: "rlcc_action", Unit: "", Help: "The rate multiplier applied at the last step (observation 1 of the next)."},
 			{Name: "rlcc_rtt_reward", Unit: "", Help: "Observation 2: (max(inflation − β, 0)·√rate − target)·scale."},
-			{Name: "rlcc_reward", Unit: "", Help: "The reward −(rtt_reward/scale)² of the previous action (the paper's −(target − inflation·√rate)²)."},
+			{Name: "rlcc_reward", Unit: "", Help: "The reward −|rtt_reward| of the previous action (the L1 form of the paper's −(target − inflation·√rate)²)."},
 			{Name: "rlcc_frozen", Unit: "", Help: "Logged once when the policy's output is not a number: the agent stops deciding and the flow keeps its rate.", Stats: true},
 		},
 		NewSender: func(info FlowInfo, p Params) Sender {
@@ -149,8 +152,7 @@ func (r *rlcc) OnAck(env Env, a *Ack) {
 	rr := (math.Max(infl-r.beta, 0)*math.Sqrt(r.rate/line) - r.target) * r.scale
 	r.obs = [rlccObs]float64{r.lastM, finite(rr, 1e6)}
 	if r.steps > 0 {
-		x := r.obs[1] / r.scale
-		r.reward = -x * x
+		r.reward = -math.Abs(r.obs[1])
 		env.Gauge(2, r.reward)
 	}
 	env.Gauge(1, r.obs[1])

@@ -29,7 +29,7 @@ Usage:
   cclab algorithms [--json]
       List the congestion-control algorithms, their parameters and presets.
   cclab reproduce [SEED|EXPERIMENT...] --out DIR [--quick] [--workers N] [--list]
-      Run the seeds' experiments (000 MPCC, 002 RCC, 003 QCN, 004 Dolce-RC; none named: all)
+      Run the seeds' experiments (000 MPCC, 001 FDCC, 002 RCC, 003 QCN, 004 Dolce-RC; none named: all)
       on every core and write report.md, report.json and one SVG per figure to DIR:
       every number the paper states beside ours, with a verdict.
   cclab stability margins [--set NAME=VALUE]... [--json]

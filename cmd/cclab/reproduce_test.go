@@ -20,8 +20,7 @@ func TestReproduceCLI(t *testing.T) {
 	}{
 		{args: []string{"reproduce", "--list"}, code: exitOK, out: "rcc-table2"},
 		{args: []string{"reproduce", "nope", "--out", dir}, code: exitUsage,
-			err: `unknown seed or experiment "nope"; seeds: 000 (mpcc), 002 (rcc), 003 (qcn), 004 (dolce-rc); experiments: dolce-fct`},
-		{args: []string{"reproduce", "001", "--out", dir}, code: exitUsage, err: "seed 001 (FDCC) has no experiments in the lab yet"},
+			err: `unknown seed or experiment "nope"; seeds: 000 (mpcc), 001 (fdcc), 002 (rcc), 003 (qcn), 004 (dolce-rc); experiments: dolce-fct`},
 		{args: []string{"reproduce", "mpcc-exp1"}, code: exitUsage, err: "--out DIR is required"},
 		{args: []string{"reproduce", "mpcc-exp1", "--quiet", "--out", filepath.Join(dir, "r")}, code: exitOK,
 			out: "6 rows: 3 reproduced", wantReport: true},

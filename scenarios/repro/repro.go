@@ -238,6 +238,7 @@ type Line struct {
 func Experiments() []*Experiment {
 	var all []*Experiment
 	all = append(all, mpccExperiments()...)
+	all = append(all, fdccExperiments()...)
 	all = append(all, rccExperiments()...)
 	all = append(all, qcnExperiments()...)
 	all = append(all, dolceExperiments()...)

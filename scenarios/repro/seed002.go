@@ -276,6 +276,10 @@ func algoName(a string) string {
 		return "QCN-AIMD"
 	case "tcp":
 		return "TCP"
+	case "fdcc":
+		return "FDCC"
+	case "rlcc":
+		return "RL-CC"
 	}
 	return a
 }
