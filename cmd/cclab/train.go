@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -153,7 +154,7 @@ func progressLine(p rl.Progress) string {
 
 func evalLine(e *rl.Eval) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "reward %+.3f", e.Reward)
+	fmt.Fprintf(&b, "score %.3f reward %+.3f", e.Score, e.Reward)
 	for i := range e.Unfair {
 		fmt.Fprintf(&b, " | unfair %.4f peak queue %d B slowdown %.2f finished %v", e.Unfair[i], e.PeakQ[i], e.Slowdown[i], e.Finished[i])
 	}
@@ -168,6 +169,22 @@ func curveWall(t *rl.Trainer) time.Duration {
 	return c[len(c)-1].Wall
 }
 
+// writePolicy writes a policy file atomically.
+func writePolicy(path string, p *fdcc.Policy, meta map[string]string) error {
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		return err
+	}
+	if err := fdcc.SavePolicy(f, p, meta); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(path+".tmp", path)
+}
+
 // writeTrainOutputs writes the policy, the learning curve and train.json.
 func writeTrainOutputs(dir string, t *rl.Trainer, interrupted bool, args []string) error {
 	cfg := t.Config()
@@ -178,18 +195,20 @@ func writeTrainOutputs(dir string, t *rl.Trainer, interrupted bool, args []strin
 		"command":  "cclab train " + strings.Join(args, " "),
 		"wall_s":   strconv.FormatFloat(curveWall(t).Seconds(), 'f', 0, 64),
 	}
-	f, err := os.Create(filepath.Join(dir, "policy.safetensors.tmp"))
-	if err != nil {
+	// policy.safetensors is the policy the evaluations ranked best (the
+	// last one when the run has not evaluated); final.safetensors the last.
+	best, score, ep := t.Best()
+	chosen := t.Policy()
+	bestMeta := maps.Clone(meta)
+	if best != nil {
+		chosen = best
+		bestMeta["episodes"] = strconv.Itoa(ep)
+		bestMeta["eval_score"] = strconv.FormatFloat(score, 'g', 6, 64)
+	}
+	if err := writePolicy(filepath.Join(dir, "policy.safetensors"), chosen, bestMeta); err != nil {
 		return err
 	}
-	if err := fdcc.SavePolicy(f, t.Policy(), meta); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(filepath.Join(dir, "policy.safetensors.tmp"), filepath.Join(dir, "policy.safetensors")); err != nil {
+	if err := writePolicy(filepath.Join(dir, "final.safetensors"), t.Policy(), meta); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "curve.csv"), rl.CurveCSV(t.Curve(), cfg.Eval), 0o644); err != nil {

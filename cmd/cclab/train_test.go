@@ -18,7 +18,7 @@ func TestTrainThenRunWithThePolicy(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("train: exit %d: %s", code, stderr)
 	}
-	for _, f := range []string{"policy.safetensors", "curve.csv", "train.json", "checkpoint/learner.safetensors", "checkpoint/replay.gob", "checkpoint/trainer.json"} {
+	for _, f := range []string{"policy.safetensors", "final.safetensors", "curve.csv", "train.json", "checkpoint/learner.safetensors", "checkpoint/replay.gob", "checkpoint/trainer.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Fatalf("train wrote no %s: %v", f, err)
 		}

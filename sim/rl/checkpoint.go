@@ -25,6 +25,9 @@ type trainerState struct {
 	RNG     []byte     `json:"rng"`
 	WallNS  int64      `json:"wallNs"`
 	Curve   []Progress `json:"curve"`
+	// The best policy so far is best.safetensors beside this file.
+	BestScore float64 `json:"bestScore,omitempty"`
+	BestEp    int     `json:"bestEpisode,omitempty"`
 }
 
 // Save writes a checkpoint into dir (made if missing), replacing files
@@ -45,14 +48,31 @@ func (t *Trainer) Save(dir string) error {
 	if err != nil {
 		return fmt.Errorf("rl: checkpoint: %w", err)
 	}
-	st, err := json.MarshalIndent(trainerState{Config: t.cfg, Episode: t.ep, RNG: rng, WallNS: int64(t.wall), Curve: t.curve}, "", " ")
+	files := []struct {
+		name string
+		data []byte
+	}{{"learner.safetensors", learner.Bytes()}, {"replay.gob", replay.Bytes()}}
+	state := trainerState{Config: t.cfg, Episode: t.ep, RNG: rng, WallNS: int64(t.wall), Curve: t.curve}
+	if t.best != nil {
+		var b bytes.Buffer
+		if err := fdcc.SavePolicy(&b, t.best, nil); err != nil {
+			return fmt.Errorf("rl: checkpoint: best policy: %w", err)
+		}
+		files = append(files, struct {
+			name string
+			data []byte
+		}{"best.safetensors", b.Bytes()})
+		state.BestScore, state.BestEp = t.bestScore, t.bestEp
+	}
+	st, err := json.MarshalIndent(state, "", " ")
 	if err != nil {
 		return fmt.Errorf("rl: checkpoint: %w", err)
 	}
-	for _, f := range []struct {
+	files = append(files, struct {
 		name string
 		data []byte
-	}{{"learner.safetensors", learner.Bytes()}, {"replay.gob", replay.Bytes()}, {"trainer.json", st}} {
+	}{"trainer.json", st})
+	for _, f := range files {
 		if err := writeAtomic(filepath.Join(dir, f.name), f.data); err != nil {
 			return err
 		}
@@ -107,6 +127,17 @@ func Resume(dir string, episodes int) (*Trainer, error) {
 	}
 	t.pcg, t.rng = pcg, rand.New(pcg)
 	t.ep, t.curve = st.Episode, st.Curve
+	if st.BestEp > 0 {
+		b, err := os.Open(filepath.Join(dir, "best.safetensors"))
+		if err != nil {
+			return nil, fmt.Errorf("rl: resume: %w", err)
+		}
+		defer b.Close()
+		if t.best, _, err = fdcc.LoadPolicy(b); err != nil {
+			return nil, fmt.Errorf("rl: resume: best.safetensors: %w", err)
+		}
+		t.bestScore, t.bestEp = st.BestScore, st.BestEp
+	}
 	t.wall = time.Duration(st.WallNS)
 	return t, nil
 }

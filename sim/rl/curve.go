@@ -12,7 +12,7 @@ import (
 // empty on rounds that did not evaluate.
 func CurveCSV(curve []Progress, eval []Episode) []byte {
 	var b strings.Builder
-	b.WriteString("episode,fan_in,reward,critic_loss,actor_loss,q,steps,replay,wall_s,eval_reward")
+	b.WriteString("episode,fan_in,reward,critic_loss,actor_loss,q,steps,replay,wall_s,eval_reward,eval_score")
 	for _, e := range eval {
 		fmt.Fprintf(&b, ",unfair_%dto1,peak_queue_%dto1_B,slowdown_%dto1,finished_%dto1", e.FanIn, e.FanIn, e.FanIn, e.FanIn)
 	}
@@ -21,9 +21,9 @@ func CurveCSV(curve []Progress, eval []Episode) []byte {
 	for _, p := range curve {
 		fmt.Fprintf(&b, "%d,%d,%s,%s,%s,%s,%d,%d,%s,", p.Episode, p.FanIn, f(p.Reward), f(p.CriticLoss), f(p.ActorLoss), f(p.Q), p.Steps, p.Replay, f(p.Wall.Seconds()))
 		if p.Eval == nil {
-			b.WriteString(strings.Repeat(",", 4*len(eval)))
+			b.WriteString(strings.Repeat(",", 1+4*len(eval)))
 		} else {
-			b.WriteString(f(p.Eval.Reward))
+			b.WriteString(f(p.Eval.Reward) + "," + f(p.Eval.Score))
 			for i := range eval {
 				if i < len(p.Eval.Unfair) {
 					fmt.Fprintf(&b, ",%s,%d,%s,%t", f(p.Eval.Unfair[i]), p.Eval.PeakQ[i], f(p.Eval.Slowdown[i]), p.Eval.Finished[i])

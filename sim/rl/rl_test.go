@@ -126,7 +126,7 @@ func TestTrainSmoke(t *testing.T) {
 // rounds straight.
 func TestResumeIsExact(t *testing.T) {
 	c := tinyConfig("fdcc")
-	c.Episodes, c.EvalEvery = 6, 0
+	c.Episodes, c.EvalEvery = 6, 2
 	straight := newTrainer(t, c)
 	for straight.Episode() < 6 {
 		if _, err := straight.Round(context.Background()); err != nil {
@@ -152,6 +152,22 @@ func TestResumeIsExact(t *testing.T) {
 	}
 	if !reflect.DeepEqual(mustPolicy(t, straight), mustPolicy(t, resumed)) {
 		t.Fatal("resumed run's policy differs from the straight run's")
+	}
+	// The best policy so far survives the checkpoint.
+	sb, ss, se := straight.Best()
+	rb, rs, re := resumed.Best()
+	if sb == nil || rb == nil || ss != rs || se != re {
+		t.Fatalf("best: straight %v %v at %d, resumed %v %v at %d", sb != nil, ss, se, rb != nil, rs, re)
+	}
+	var x, y bytes.Buffer
+	if err := fdcc.SavePolicy(&x, sb, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := fdcc.SavePolicy(&y, rb, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(x.Bytes(), y.Bytes()) {
+		t.Fatal("resumed run's best policy differs")
 	}
 }
 

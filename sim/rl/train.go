@@ -155,6 +155,12 @@ type Progress struct {
 // exploration noise.
 type Eval struct {
 	Reward float64
+	// Score ranks policies (lower is better): the mean over the
+	// evaluation episodes of FCT slowdown ÷ fan-in (about 1 for a fair,
+	// work-conserving incast), plus 10 for every episode with an
+	// unfinished flow. The lab's choice of how to pick a policy from a
+	// run (the thesis gives none); the reward would pick a starving one.
+	Score float64
 	// Per evaluation episode, in order.
 	Unfair   []float64 // (max − mean)/mean of per-flow goodput size/FCT
 	PeakQ    []int64   // bytes, the bottleneck port's largest queue
@@ -164,6 +170,12 @@ type Eval struct {
 
 // Trainer is one training run in progress.
 type Trainer struct {
+	// best is the policy with the lowest evaluation score so far, from
+	// episode bestEp (nil before the first evaluation).
+	best      *fdcc.Policy
+	bestScore float64
+	bestEp    int
+
 	cfg    Config
 	arch   fdcc.Arch
 	td3    *fdcc.TD3
@@ -206,6 +218,12 @@ func (t *Trainer) Curve() []Progress { return t.curve }
 
 // Policy is a snapshot of the current policy.
 func (t *Trainer) Policy() *fdcc.Policy { return t.td3.Policy() }
+
+// Best is the policy whose evaluation scored lowest so far, its score and
+// the episode it was taken at; nil before the first evaluation.
+func (t *Trainer) Best() (p *fdcc.Policy, score float64, episode int) {
+	return t.best, t.bestScore, t.bestEp
+}
 
 // Algorithm is the registry entry of the trained algorithm with policy p
 // and the given exploration, recording into rec.
@@ -336,6 +354,9 @@ func (t *Trainer) Round(ctx context.Context) (_ Progress, err error) {
 		// complete and its point is kept without an evaluation.
 		if ev, eerr := t.Evaluate(ctx, t.td3.Policy()); eerr == nil {
 			p.Eval = ev
+			if t.best == nil || ev.Score < t.bestScore {
+				t.best, t.bestScore, t.bestEp = t.td3.Policy(), ev.Score, t.ep
+			}
 		}
 	}
 	t.wall += time.Since(began)
@@ -358,6 +379,11 @@ func (t *Trainer) Evaluate(ctx context.Context, p *fdcc.Policy) (*Eval, error) {
 		ev.PeakQ = append(ev.PeakQ, m.PeakQueue)
 		ev.Slowdown = append(ev.Slowdown, m.Slowdown)
 		ev.Finished = append(ev.Finished, o.Finished == o.Flows)
+		s := m.Slowdown / float64(o.Flows)
+		if o.Finished < o.Flows {
+			s += 10
+		}
+		ev.Score += s / float64(len(outs))
 	}
 	return ev, nil
 }
