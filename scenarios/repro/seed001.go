@@ -117,8 +117,10 @@ func fdccExperiments() []*Experiment {
 		Reading: "fdcc-dumbbell-{4,16}to1: n senders and one receiver on two switches joined by a 100 Gbps bottleneck, 1 µs links, " +
 			"20 MB flows starting uniformly within 1 ms (the thesis says Gaussian; the incast workload's jitter is uniform). " +
 			"Every algorithm runs with a host window of about one BDP (L538): DCQCN and TIMELY as run.py's window variants " +
-			"(dcqcn_vwin, timely_vwin), HPCC with its own. FDCC decides with the policy the lab ships (trained by " +
-			"`cclab train fdcc`, see cc/fdcc/shipped/README.md); RL-CC is not run: the lab has no trained RL-CC policy yet. Qlen is the bottleneck queue sampled every 10 µs (mean and p99); " +
+			"(dcqcn_vwin, timely_vwin), HPCC with its own. FDCC decides with the policy the lab ships (`cclab train fdcc`, " +
+			"cc/fdcc/shipped/README.md): the best its training's evaluations found, which never shrinks a window, so FDCC's " +
+			"rows here are those of a fixed one-BDP window; the training's later policies starve their flows. RL-CC is not " +
+			"run: the lab has no trained RL-CC policy yet. Qlen is the bottleneck queue sampled every 10 µs (mean and p99); " +
 			"goodput is all bytes over the incast's span ÷ 100 Gbps (payload, so 1000 B in a 1048 B+ frame caps it near 0.95).",
 		Quick: true,
 		Runs:  fdccRuns,
