@@ -37,6 +37,7 @@ func (s *Server) pageRoutes(r chi.Router) {
 	r.Get("/compare", s.handleComparePage)
 	r.Get("/reproductions", s.handleReproductionsPage)
 	r.Get("/stability", s.handleStabilityPage)
+	r.Get("/train", s.handleTrainPage)
 	r.Get("/reproductions/{experiment}", s.handleReproSection)
 	r.Post("/reproductions/{experiment}/run", s.handleReproRun)
 	r.Get("/ui/params", s.handleParamsFragment)
