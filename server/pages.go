@@ -279,7 +279,11 @@ func (s *Server) handleParamsFragment(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "<p class=\"error\">no algorithm %q</p>", templ.EscapeString(name))
 		return
 	}
-	s.render(w, r, web.ParamsForm(webAlgo(a)))
+	wa := webAlgo(a)
+	if wa.Learned = a.WithPolicy != nil; wa.Learned {
+		wa.Policies = s.policyNames(r.Context(), a.Name)
+	}
+	s.render(w, r, web.ParamsForm(wa))
 }
 
 func (s *Server) handleTopologyFragment(w http.ResponseWriter, r *http.Request) {

@@ -167,6 +167,30 @@ func TestRunWithStoredPolicy(t *testing.T) {
 	s := newTestServer(t, Config{})
 	s.must(201, "POST", "/api/policies?name=mine&algorithm=fdcc", policyFile(t, 8), nil)
 	s.must(201, "POST", "/api/policies?name=r&algorithm=rlcc", policyFile(t, 2), nil)
+	// the lab's algorithm form lists the algorithm's stored policies
+	for _, tc := range []struct {
+		algo      string
+		has, hasn []string
+	}{
+		{"fdcc", []string{`id="f-cc-policy"`, `<option value="">default (shipped)</option>`, `<option value="mine">`}, []string{`value="r"`}},
+		{"rlcc", []string{`id="f-cc-policy"`, `<option value="r">`}, []string{`value="mine"`}},
+		{"hpcc", nil, []string{`f-cc-policy`}},
+	} {
+		code, page := s.do("GET", "/ui/params?algo="+tc.algo, nil)
+		if code != 200 {
+			t.Fatalf("/ui/params?algo=%s: %d", tc.algo, code)
+		}
+		for _, w := range tc.has {
+			if !strings.Contains(string(page), w) {
+				t.Errorf("%s's form lacks %s", tc.algo, w)
+			}
+		}
+		for _, w := range tc.hasn {
+			if strings.Contains(string(page), w) {
+				t.Errorf("%s's form has %s", tc.algo, w)
+			}
+		}
+	}
 	sc := smallScenario("learned", "fdcc", "")
 	for _, tc := range []struct {
 		name, algo, policy string
