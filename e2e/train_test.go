@@ -36,6 +36,9 @@ func TestTrainPage(t *testing.T) {
 	if got := eval[string](t, ctx, `document.querySelector('#policies tr[data-name="`+name+`"] td:nth-child(4)').textContent`); got != "2" {
 		t.Errorf("the stored policy's episodes %q, want 2", got)
 	}
+	if got := eval[string](t, ctx, `document.querySelector("#train-jobs tbody tr td:nth-child(3)").textContent + " " + document.querySelector("#train-jobs tbody tr td:nth-child(4)").textContent`); got != "done 2 / 2" {
+		t.Errorf("the jobs list says %q, want done 2 / 2", got)
+	}
 	screenshot(t, ctx, "train")
 	noErrors(t, ctx)
 

@@ -106,6 +106,12 @@ function draw(job) {
   $("train-progress").value = job.episodes ? job.episode / job.episodes : 0;
   $("train-cancel").disabled = !live(job.status);
   $("train-curve-csv").href = job.links.curve;
+  // the job's row in the list follows it
+  const row = document.querySelector('#train-jobs tr[data-id="' + CSS.escape(job.id) + '"]');
+  if (row && row.cells.length >= 4) {
+    row.cells[2].textContent = job.status + (job.error ? ": " + job.error : "");
+    row.cells[3].textContent = job.episode + " / " + job.episodes;
+  }
   const c = job.curve || [];
   charts.reward.set([{ label: "reward", points: c.map((p) => [p.episode, p.reward]) }]);
   charts.loss.set([{ label: "critic loss", points: c.map((p) => [p.episode, p.criticLoss]) }]);
