@@ -93,3 +93,10 @@ func appendSamples(b []byte, m *runs.Samples) []byte {
 	b = strconv.AppendInt(b, int64(m.Points), 10)
 	return append(b, '}')
 }
+
+// jsonNum is a float64 that encodes NaN and ±Inf as null (a learning
+// curve's losses can be either).
+type jsonNum float64
+
+// MarshalJSON implements json.Marshaler.
+func (v jsonNum) MarshalJSON() ([]byte, error) { return appendNumber(nil, float64(v)), nil }

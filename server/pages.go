@@ -37,6 +37,7 @@ func (s *Server) pageRoutes(r chi.Router) {
 	r.Get("/compare", s.handleComparePage)
 	r.Get("/reproductions", s.handleReproductionsPage)
 	r.Get("/stability", s.handleStabilityPage)
+	r.Get("/train", s.handleTrainPage)
 	r.Get("/reproductions/{experiment}", s.handleReproSection)
 	r.Post("/reproductions/{experiment}/run", s.handleReproRun)
 	r.Get("/ui/params", s.handleParamsFragment)
@@ -278,7 +279,11 @@ func (s *Server) handleParamsFragment(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "<p class=\"error\">no algorithm %q</p>", templ.EscapeString(name))
 		return
 	}
-	s.render(w, r, web.ParamsForm(webAlgo(a)))
+	wa := webAlgo(a)
+	if wa.Learned = a.WithPolicy != nil; wa.Learned {
+		wa.Policies = s.policyNames(r.Context(), a.Name)
+	}
+	s.render(w, r, web.ParamsForm(wa))
 }
 
 func (s *Server) handleTopologyFragment(w http.ResponseWriter, r *http.Request) {

@@ -271,7 +271,7 @@ func (s *Server) startReproduction(r *http.Request, req reproRequest) (*reproSta
 			release()
 			return nil, false, err
 		}
-		c, err := runs.Compile(doc, s.cfg.Limits, "")
+		c, err := s.compile(doc, "")
 		if err == nil && c.Refused != nil {
 			err = c.Refused
 		}

@@ -125,7 +125,7 @@ func (s *Server) prepareRun(r *http.Request, req *runRequest) (runs.Submission, 
 			return sub, invalid(err, "")
 		}
 	}
-	c, err := runs.Compile(doc, s.cfg.Limits, "")
+	c, err := s.compile(doc, "")
 	if err != nil {
 		return sub, overrideFields(asAPIError(err), prefix)
 	}

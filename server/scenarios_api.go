@@ -87,7 +87,7 @@ func (s *Server) readScenario(w http.ResponseWriter, r *http.Request) (*runs.Com
 	if err := checkJSON(body); err != nil {
 		return nil, err
 	}
-	c, err := runs.Compile(body, s.cfg.Limits, "")
+	c, err := s.compile(body, "")
 	return c, asAPIError(err)
 }
 

@@ -25,6 +25,7 @@ import (
 
 	"cclab/scenarios"
 	"cclab/server/runs"
+	"cclab/server/training"
 	"cclab/store"
 )
 
@@ -76,6 +77,11 @@ type Config struct {
 	// export.json, series) may return (default 2e7, some 300 MB of CSV);
 	// a larger one is refused, naming the filters that make it smaller.
 	MaxExportPoints int64
+	// TrainConcurrency is how many training jobs train at once (default
+	// 1); TrainQueue how many may wait (default 8). Each plays one episode
+	// at a time, so runs keep the other cores.
+	TrainConcurrency int
+	TrainQueue       int
 	// CodeVersion is recorded with every run (default: the binary's VCS
 	// revision, else "devel").
 	CodeVersion string
@@ -167,6 +173,8 @@ type Server struct {
 	router   chi.Router
 	viewers  atomic.Int64 // WebSocket viewers connected
 	cards    cardCache    // scenario cards of the home page
+	train    *training.Manager
+	policies sync.Map // stored policy id → cc.Policy, loaded once
 }
 
 // New prepares a server on db: it stores the built-in scenarios and starts
@@ -194,6 +202,7 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.mgr = mgr
+	s.train = training.New(db, training.Config{Concurrency: cfg.TrainConcurrency, MaxQueue: cfg.TrainQueue, Log: cfg.Log})
 	s.upgrader = websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 64 << 10,
 		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
 			s.writeError(w, r, errorf(status, "", "WebSocket handshake: %v", reason))
@@ -208,7 +217,12 @@ func (s *Server) Handler() http.Handler { return s.router }
 // Shutdown stops accepting runs, lets running ones finish until ctx ends,
 // then stops them; their results so far are stored and they are marked
 // interrupted, as are runs still queued.
-func (s *Server) Shutdown(ctx context.Context) { s.mgr.Shutdown(ctx) }
+// Training jobs are cancelled; those that have played a round store
+// their policy, marked interrupted.
+func (s *Server) Shutdown(ctx context.Context) {
+	s.train.Shutdown(ctx)
+	s.mgr.Shutdown(ctx)
+}
 
 // ListenAndServe serves on addr until ctx is cancelled, then shuts down
 // gracefully: no new connections, up to grace for running runs to finish,

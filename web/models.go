@@ -42,6 +42,10 @@ type Algo struct {
 	Name, Title, Help string
 	Params            []Param
 	Presets           []Preset
+	// Learned algorithms (fdcc, rlcc) decide with a trained policy:
+	// "default" (the shipped one) or a stored one, by name (Policies).
+	Learned  bool
+	Policies []string
 }
 
 // Lab is the lab page: a scenario ready to edit and run.

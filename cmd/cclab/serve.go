@@ -37,6 +37,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxSimTime := fs.String("max-sim-time", "10s", "refuse scenarios that simulate longer, and stop runs without a duration there")
 	maxBody := fs.String("max-body", "8MiB", "refuse request bodies larger than this")
 	maxViewers := fs.Int("max-viewers", 2000, "WebSocket viewers connected at once (-1: no limit)")
+	trainConc := fs.Int("train-concurrency", 1, "training jobs (POST /api/train) that train at once, one episode at a time each")
 	grace := fs.Duration("grace", 10*time.Second, "on shutdown, how long running runs may take to finish before they are stopped and marked interrupted")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	logJSON := fs.Bool("log-json", false, "log JSON lines instead of text")
@@ -74,6 +75,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *concurrency < 1 {
 		return &usageError{"--concurrency: want at least 1"}
 	}
+	if *trainConc < 1 {
+		return &usageError{"--train-concurrency: want at least 1"}
+	}
 	db, err := store.Open(ctx, *dbPath)
 	if err != nil {
 		return err
@@ -81,7 +85,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer db.Close()
 	srv, err := server.New(ctx, db, server.Config{Concurrency: *concurrency, MaxQueue: *maxQueue,
 		ClientRuns: *clientRuns, Limits: lim, MaxRuns: *maxRuns, MaxDBBytes: maxBytes, Log: log,
-		MaxBody: body, MaxViewers: *maxViewers,
+		MaxBody: body, MaxViewers: *maxViewers, TrainConcurrency: *trainConc,
 		CodeVersion: codeVersion(ctx)})
 	if err != nil {
 		return err

@@ -51,6 +51,8 @@ async function loadParams(ccObj) {
 }
 
 function fillParams(ccObj) {
+  // "default" is the shipped policy: the policy select's first option
+  if (ccObj && ccObj.policy === "default") ccObj = Object.assign({}, ccObj, { policy: undefined });
   for (const el of $$("#params [data-path]")) writeInput(el, getPath({ cc: ccObj }, el.dataset.path));
   presetPlaceholders();
   setRunning(running !== null);
