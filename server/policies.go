@@ -110,20 +110,16 @@ func policyView(p *store.Policy, builtin bool) policyJSON {
 // shippedPolicy is the shipped fdcc policy as a stored one (its file
 // written once).
 var shippedPolicy = sync.OnceValues(func() (*store.Policy, error) {
-	p, meta, err := fdcc.Shipped("fdcc")
+	data, err := fdcc.ShippedFile("fdcc")
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := fdcc.SavePolicy(&buf, p, meta); err != nil {
-		return nil, err
-	}
-	_, meta, err = fdcc.LoadPolicy(bytes.NewReader(buf.Bytes()))
+	_, meta, err := fdcc.LoadPolicy(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
 	return &store.Policy{ID: defaultPolicyID, Name: defaultPolicyID, Algorithm: "fdcc", Meta: meta, Source: "shipped",
-		Size: int64(buf.Len()), Data: buf.Bytes()}, nil
+		Size: int64(len(data)), Data: data}, nil
 })
 
 func (s *Server) handleListPolicies(w http.ResponseWriter, r *http.Request) {

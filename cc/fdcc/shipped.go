@@ -13,11 +13,21 @@ import (
 //go:embed shipped
 var shipped embed.FS
 
-// Shipped loads the policy the lab ships for algo ("fdcc" or "rlcc").
-func Shipped(algo string) (*Policy, map[string]string, error) {
+// ShippedFile is the file of the policy the lab ships for algo, as
+// embedded.
+func ShippedFile(algo string) ([]byte, error) {
 	data, err := shipped.ReadFile("shipped/" + algo + ".safetensors")
 	if err != nil {
-		return nil, nil, fmt.Errorf("fdcc: no shipped policy for %q", algo)
+		return nil, fmt.Errorf("fdcc: no shipped policy for %q", algo)
+	}
+	return data, nil
+}
+
+// Shipped loads the policy the lab ships for algo ("fdcc" or "rlcc").
+func Shipped(algo string) (*Policy, map[string]string, error) {
+	data, err := ShippedFile(algo)
+	if err != nil {
+		return nil, nil, err
 	}
 	p, meta, err := LoadPolicy(bytes.NewReader(data))
 	if err != nil {
