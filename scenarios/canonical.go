@@ -248,6 +248,9 @@ func canonWorkload(w *Workload) (m, error) {
 		out["size"] = formatSize(in.Size)
 		out["start"] = formatTime(in.Start)
 		out["jitter"] = formatTime(in.Jitter)
+		if in.JitterDist == JitterNormal {
+			out["jitterDist"] = in.JitterDist
+		}
 		if in.RepeatCount > 1 {
 			out["repeat"] = m{"every": formatTime(in.RepeatEvery), "count": in.RepeatCount}
 		}

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -557,5 +558,48 @@ func TestPoissonPairsAndSize(t *testing.T) {
 	}
 	if len(count) != 2 {
 		t.Errorf("pairs %v, want only h0>r0 and h2>r2", count)
+	}
+}
+
+// TestIncastNormalJitter: "jitterDist": "normal" spreads starts as N(J/2,
+// (J/6)²) clipped to [0, J]: over 400 senders' draws (4 bursts of 100)
+// the mean is within 4 standard errors of J/2 (σ/√n = J/6/20) and the
+// standard deviation within 15% of J/6 (clipping at 3σ trims 0.3%).
+func TestIncastNormalJitter(t *testing.T) {
+	var senders []string
+	for i := 0; i < 100; i++ {
+		senders = append(senders, fmt.Sprintf(`"h%d"`, i))
+	}
+	doc := []byte(`{"name": "j", "seed": 3, "topology": {"kind": "dumbbell", "senders": 100, "receivers": 1,
+	  "hostLink": {"rate": "100Gbps", "delay": "1us"}}, "cc": {"algorithm": "none"},
+	  "workload": [{"kind": "incast", "senders": [` + strings.Join(senders, ",") + `], "receiver": "r0", "size": "1KB",
+	    "jitter": "1ms", "jitterDist": "normal", "repeat": {"every": "10ms", "count": 4}}]}`)
+	cfg, _ := build(t, doc)
+	J := float64(sim.Millisecond)
+	var sum, sq float64
+	for _, f := range cfg.Flows {
+		off := float64(f.Start % (10 * sim.Millisecond))
+		if off < 0 || off > J {
+			t.Fatalf("start offset %v outside [0, %v]", off, J)
+		}
+		sum += off
+		sq += off * off
+	}
+	n := float64(len(cfg.Flows))
+	mean := sum / n
+	sd := math.Sqrt(sq/n - mean*mean)
+	if math.Abs(mean-J/2) > 4*J/6/math.Sqrt(n) || math.Abs(sd-J/6) > 0.15*J/6 {
+		t.Errorf("normal jitter: mean %.0f sd %.0f, want %.0f and %.0f", mean, sd, J/2, J/6)
+	}
+	s, err := Parse(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if canon, _ := s.Canonical(); !strings.Contains(string(canon), `"jitterDist": "normal"`) {
+		t.Errorf("canonical form lost jitterDist: %s", canon)
+	}
+	bad := strings.Replace(string(doc), `"normal"`, `"gauss"`, 1)
+	if _, err := Parse([]byte(bad)); err == nil || !strings.Contains(err.Error(), "workload[0].jitterDist") {
+		t.Errorf("bad jitterDist: %v", err)
 	}
 }

@@ -245,6 +245,7 @@ func (d *decoder) incast(f *fields, net *network) (*Incast, float64) {
 	in.Size = f.flowSize("size")
 	in.Start = f.time("start", 0, false)
 	in.Jitter = f.time("jitter", 0, false)
+	in.JitterDist = f.enum("jitterDist", JitterUniform, JitterUniform, JitterNormal)
 	senders := 0
 	if v, p, ok := f.take("senders"); ok {
 		switch x := v.(type) {

@@ -242,9 +242,19 @@ type Incast struct {
 	Size        int64
 	Start       sim.Time
 	Jitter      sim.Time
+	// JitterDist is how starts spread over [0, Jitter]: JitterUniform (the
+	// default) or JitterNormal, N(Jitter/2, (Jitter/6)²) clipped to the
+	// window (the FDCC thesis' "Gaussian starts within 1 ms").
+	JitterDist  string
 	RepeatEvery sim.Time
 	RepeatCount int
 }
+
+// Incast start spreads.
+const (
+	JitterUniform = "uniform"
+	JitterNormal  = "normal"
+)
 
 // Poisson is open-loop traffic: each host starts flows with exponential
 // inter-arrival times at Load of its link rate, sizes from a CDF (by name, or

@@ -115,7 +115,7 @@ func fdccExperiments() []*Experiment {
 		Claim: "At 4-to-1 FDCC is as fair as DCQCN (unfair ratio 0.00002) where HPCC is not (0.30); at 16-to-1 its queue " +
 			"(30.7 KB) is far below DCQCN's (135 KB) and RL-CC's (253 KB); FCT slowdowns stay near n and goodput at 0.9 or more.",
 		Reading: "fdcc-dumbbell-{4,16}to1: n senders and one receiver on two switches joined by a 100 Gbps bottleneck, 1 µs links, " +
-			"20 MB flows starting uniformly within 1 ms (the thesis says Gaussian; the incast workload's jitter is uniform). " +
+			"20 MB flows starting within 1 ms, Gaussian (N(0.5 ms, (1/6 ms)²) clipped; the thesis gives no σ). " +
 			"Every algorithm runs with a host window of about one BDP (L538): DCQCN and TIMELY as run.py's window variants " +
 			"(dcqcn_vwin, timely_vwin), HPCC with its own. FDCC decides with the policy the lab ships (`cclab train fdcc`, " +
 			"cc/fdcc/shipped/README.md): the best its training's evaluations found, which never shrinks a window, so FDCC's " +
