@@ -50,12 +50,11 @@ import "math"
 func FDCC(opt Learned) *Algorithm {
 	o := opt
 	return &Algorithm{
-		Learned: &o,
-		WithPolicy: func(p Policy, name string) (*Algorithm, error) {
+		WithPolicy: func(p Policy) (*Algorithm, error) {
 			if err := checkShape(p, fdccObs, 8); err != nil {
 				return nil, err
 			}
-			return FDCC(Learned{Policy: p, Name: name}), nil
+			return FDCC(Learned{Policy: p}), nil
 		},
 		Name:  "fdcc",
 		Title: "FDCC (deep-RL window control, LSTM-TD3)",

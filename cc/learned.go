@@ -60,9 +60,6 @@ type Learned struct {
 	// Policy decides; nil makes every flow keep its initial window and rate
 	// (the registry's entries always have one).
 	Policy Policy
-	// Name is the policy's name as results show it ("default" for the
-	// shipped one).
-	Name string
 	// Noise, when > 0, adds Gaussian exploration noise of this standard
 	// deviation (in units of the output limit) to every action, from a
 	// stream seeded by Seed and the flow id. Training only.

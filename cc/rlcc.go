@@ -36,12 +36,11 @@ import "math"
 func RLCC(opt Learned) *Algorithm {
 	o := opt
 	return &Algorithm{
-		Learned: &o,
-		WithPolicy: func(p Policy, name string) (*Algorithm, error) {
+		WithPolicy: func(p Policy) (*Algorithm, error) {
 			if err := checkShape(p, rlccObs, 8); err != nil {
 				return nil, err
 			}
-			return RLCC(Learned{Policy: p, Name: name}), nil
+			return RLCC(Learned{Policy: p}), nil
 		},
 		Name:  "rlcc",
 		Title: "RL-CC (deep-RL rate control, Tessler et al.)",
