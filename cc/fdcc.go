@@ -239,10 +239,7 @@ func (f *fdcc) OnAck(env Env, a *Ack) {
 		f.apply(env)
 		env.Gauge(fdccSeriesAction, m)
 	}
-	if f.opt.Record != nil {
-		f.opt.Record(&Step{Flow: f.info.ID, T: now, Obs: f.obs[:], Action: out, Reward: f.reward,
-			Draining: draining, Frozen: !ok})
-	}
+	f.record(Step{Flow: f.info.ID, T: now, Obs: f.obs[:], Action: out, Reward: f.reward, Draining: draining, Frozen: !ok})
 	f.push(f.obs[:])
 	f.steps++
 	f.last, f.lastRTT, f.lastSeq = now, rtt, a.Seq

@@ -95,6 +95,7 @@ type learnedAgent struct {
 	frozen  bool
 	steps   int
 	lastOut float64 // the last action applied, in [-limit, limit]
+	step    Step    // what record hands the recorder (reused: no allocation per step)
 }
 
 func newLearnedAgent(opt *Learned, info FlowInfo, nObs int) learnedAgent {
@@ -139,6 +140,15 @@ func (a *learnedAgent) act(obs []float64) (out float64, ok bool) {
 		out += a.noise.NormFloat64() * a.opt.Noise * a.limit
 	}
 	return clamp(out, -a.limit, a.limit), true
+}
+
+// record hands one step to the trainer's recorder, if any.
+func (a *learnedAgent) record(s Step) {
+	if a.opt.Record == nil {
+		return
+	}
+	a.step = s
+	a.opt.Record(&a.step)
 }
 
 // push appends obs to the history, dropping the oldest row when full.

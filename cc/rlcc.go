@@ -168,9 +168,7 @@ func (r *rlcc) OnAck(env Env, a *Ack) {
 		r.apply(env)
 		env.Gauge(0, m)
 	}
-	if r.opt.Record != nil {
-		r.opt.Record(&Step{Flow: r.info.ID, T: now, Obs: r.obs[:], Action: out, Reward: r.reward, Frozen: !ok})
-	}
+	r.record(Step{Flow: r.info.ID, T: now, Obs: r.obs[:], Action: out, Reward: r.reward, Frozen: !ok})
 	r.push(r.obs[:])
 	r.steps++
 	r.last, r.lastRTT = now, rtt
