@@ -50,12 +50,11 @@ import "math"
 func FDCC(opt Learned) *Algorithm {
 	o := opt
 	return &Algorithm{
-		Learned: &o,
-		WithPolicy: func(p Policy, name string) (*Algorithm, error) {
+		WithPolicy: func(p Policy) (*Algorithm, error) {
 			if err := checkShape(p, fdccObs, 8); err != nil {
 				return nil, err
 			}
-			return FDCC(Learned{Policy: p, Name: name}), nil
+			return FDCC(Learned{Policy: p}), nil
 		},
 		Name:  "fdcc",
 		Title: "FDCC (deep-RL window control, LSTM-TD3)",
@@ -240,10 +239,7 @@ func (f *fdcc) OnAck(env Env, a *Ack) {
 		f.apply(env)
 		env.Gauge(fdccSeriesAction, m)
 	}
-	if f.opt.Record != nil {
-		f.opt.Record(&Step{Flow: f.info.ID, T: now, Obs: f.obs[:], Action: out, Reward: f.reward,
-			Draining: draining, Frozen: !ok})
-	}
+	f.record(Step{Flow: f.info.ID, T: now, Obs: f.obs[:], Action: out, Reward: f.reward, Draining: draining, Frozen: !ok})
 	f.push(f.obs[:])
 	f.steps++
 	f.last, f.lastRTT, f.lastSeq = now, rtt, a.Seq

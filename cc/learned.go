@@ -60,9 +60,6 @@ type Learned struct {
 	// Policy decides; nil makes every flow keep its initial window and rate
 	// (the registry's entries always have one).
 	Policy Policy
-	// Name is the policy's name as results show it ("default" for the
-	// shipped one).
-	Name string
 	// Noise, when > 0, adds Gaussian exploration noise of this standard
 	// deviation (in units of the output limit) to every action, from a
 	// stream seeded by Seed and the flow id. Training only.
@@ -98,6 +95,7 @@ type learnedAgent struct {
 	frozen  bool
 	steps   int
 	lastOut float64 // the last action applied, in [-limit, limit]
+	step    Step    // what record hands the recorder (reused: no allocation per step)
 }
 
 func newLearnedAgent(opt *Learned, info FlowInfo, nObs int) learnedAgent {
@@ -142,6 +140,15 @@ func (a *learnedAgent) act(obs []float64) (out float64, ok bool) {
 		out += a.noise.NormFloat64() * a.opt.Noise * a.limit
 	}
 	return clamp(out, -a.limit, a.limit), true
+}
+
+// record hands one step to the trainer's recorder, if any.
+func (a *learnedAgent) record(s Step) {
+	if a.opt.Record == nil {
+		return
+	}
+	a.step = s
+	a.opt.Record(&a.step)
 }
 
 // push appends obs to the history, dropping the oldest row when full.

@@ -31,7 +31,7 @@ func (a *netActor) Act(hist []float64, histLen int, obs []float64) float64 {
 func shippedPolicy(algo string) Learned {
 	p, _, err := nets.Shipped(algo)
 	if err != nil || p == nil {
-		return Learned{Name: "default"}
+		return Learned{}
 	}
-	return Learned{Policy: NetPolicy{P: p}, Name: "default"}
+	return Learned{Policy: NetPolicy{P: p}}
 }

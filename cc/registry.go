@@ -109,9 +109,7 @@ type Algorithm struct {
 	// WithPolicy, set on the learned algorithms (FDCC, RL-CC), returns
 	// the same algorithm deciding with another trained policy.
 	// It is an error for a policy of another observation size.
-	WithPolicy func(p Policy, name string) (*Algorithm, error) `json:"-"`
-	// Learned says which policy a learned algorithm decides with.
-	Learned *Learned `json:"-"`
+	WithPolicy func(p Policy) (*Algorithm, error) `json:"-"`
 
 	NewSender          func(info FlowInfo, p Params) Sender          `json:"-"`
 	NewReceiver        func(p Params) Receiver                       `json:"-"`

@@ -36,12 +36,11 @@ import "math"
 func RLCC(opt Learned) *Algorithm {
 	o := opt
 	return &Algorithm{
-		Learned: &o,
-		WithPolicy: func(p Policy, name string) (*Algorithm, error) {
+		WithPolicy: func(p Policy) (*Algorithm, error) {
 			if err := checkShape(p, rlccObs, 8); err != nil {
 				return nil, err
 			}
-			return RLCC(Learned{Policy: p, Name: name}), nil
+			return RLCC(Learned{Policy: p}), nil
 		},
 		Name:  "rlcc",
 		Title: "RL-CC (deep-RL rate control, Tessler et al.)",
@@ -169,9 +168,7 @@ func (r *rlcc) OnAck(env Env, a *Ack) {
 		r.apply(env)
 		env.Gauge(0, m)
 	}
-	if r.opt.Record != nil {
-		r.opt.Record(&Step{Flow: r.info.ID, T: now, Obs: r.obs[:], Action: out, Reward: r.reward, Frozen: !ok})
-	}
+	r.record(Step{Flow: r.info.ID, T: now, Obs: r.obs[:], Action: out, Reward: r.reward, Frozen: !ok})
 	r.push(r.obs[:])
 	r.steps++
 	r.last, r.lastRTT = now, rtt

@@ -233,7 +233,7 @@ func (t *algoTable) get(c *CC, lineRate int64) (int, error) {
 		if err != nil {
 			return 0, fieldErr("cc.policy", "%v", err)
 		}
-		if a, err = a.WithPolicy(p, c.Policy); err != nil {
+		if a, err = a.WithPolicy(p); err != nil {
 			return 0, fieldErr("cc.policy", "policy %q: %v", c.Policy, err)
 		}
 	}

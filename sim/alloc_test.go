@@ -15,12 +15,13 @@ import (
 // packet (or per ACK, or per solve) would add 144,000; what does grow is the
 // event wheel's buckets reaching new high-water marks now and then under
 // irregular timers (at most a few dozen, bounded by the wheel's size).
-// Every algorithm is held to it, MPCC's per-ACK QP included.
+// Every algorithm is held to it, MPCC's per-ACK QP and FDCC's per-step
+// network (the shipped policy) included.
 func TestNoAllocationPerPacket(t *testing.T) {
 	// Dolce-RC with a short qualify interval, so that its bandit iterates
 	// (and RCC's receiver recycles message state) within the run
 	over := map[string]map[string]float64{"dolce": {"qualifyInterval": 5}}
-	for _, algo := range []string{"none", "dcqcn", "timely", "dctcp", "hpcc", "qcn", "mpcc", "rcc", "dolce", "dolceplus", "tcp"} {
+	for _, algo := range []string{"none", "dcqcn", "timely", "dctcp", "hpcc", "qcn", "mpcc", "rcc", "dolce", "dolceplus", "tcp", "fdcc", "rlcc"} {
 		allocs := func(size int64) float64 {
 			tp := star(9, 100e9, sim.Microsecond)
 			var cfg sim.Config

@@ -227,8 +227,8 @@ func (t *Trainer) Best() (p *fdcc.Policy, score float64, episode int) {
 
 // Algorithm is the registry entry of the trained algorithm with policy p
 // and the given exploration, recording into rec.
-func Algorithm(algo string, p cc.Policy, name string, noise, epsilon float64, random bool, seed uint64, rec func(*cc.Step)) *cc.Algorithm {
-	l := cc.Learned{Policy: p, Name: name, Noise: noise, Epsilon: epsilon, Random: random, Seed: seed, Record: rec}
+func Algorithm(algo string, p cc.Policy, noise, epsilon float64, random bool, seed uint64, rec func(*cc.Step)) *cc.Algorithm {
+	l := cc.Learned{Policy: p, Noise: noise, Epsilon: epsilon, Random: random, Seed: seed, Record: rec}
 	if algo == "rlcc" {
 		return cc.RLCC(l)
 	}
@@ -273,7 +273,7 @@ func (t *Trainer) play(ctx context.Context, eps []Episode, p *fdcc.Policy, noise
 			defer wg.Done()
 			defer func() { <-sem }()
 			mk := func(rec func(*cc.Step)) *cc.Algorithm {
-				return Algorithm(t.cfg.Algo, cc.NetPolicy{P: p}, "training", noise, epsilon, random, e.Seed, rec)
+				return Algorithm(t.cfg.Algo, cc.NetPolicy{P: p}, noise, epsilon, random, e.Seed, rec)
 			}
 			outs[i], errs[i] = RunEpisode(ctx, e, mk, t.arch.Obs)
 		}()
