@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,5 +54,52 @@ func TestTrainPage(t *testing.T) {
 	must(t, ctx, chromedp.Click(chromedp.CSS("#run-btn")))
 	waitJS(t, ctx, `document.getElementById("status").textContent === "done"`, 60*time.Second)
 	screenshot(t, ctx, "lab-policy")
+	noErrors(t, ctx)
+
+	// the run page charts the agent's per-flow series
+	href := eval[string](t, ctx, `document.getElementById("run-link").getAttribute("href")`)
+	must(t, ctx, chromedp.Navigate(serverURL+href))
+	waitJS(t, ctx, `document.body.dataset.charts === "ready"`, 20*time.Second)
+	opts := eval[string](t, ctx, `[...document.querySelectorAll("#algo-series option")].map((o) => o.value).join(",")`)
+	for _, m := range []string{"fdcc_rtt", "fdcc_qlen", "fdcc_switchrate", "fdcc_goodput", "fdcc_drtt", "fdcc_dqlen", "fdcc_insrate",
+		"fdcc_last_action", "fdcc_action", "fdcc_reward", "fdcc_draining", "fdcc_n"} {
+		if !strings.Contains(","+opts+",", ","+m+",") {
+			t.Fatalf("the run page's algorithm series %s lack %s", opts, m)
+		}
+	}
+	must(t, ctx, chromedp.SetValue(chromedp.CSS("#algo-series"), "fdcc_action"))
+	waitJS(t, ctx, `Number(document.getElementById("chart-algo").dataset.points || 0) > 0 &&
+		document.querySelectorAll("#chart-algo .u-legend .u-series").length >= 3`, 10*time.Second)
+	screenshot(t, ctx, "run-fdcc")
+	noErrors(t, ctx)
+}
+
+// TestTrainResume: a job followed on the training page is cancelled (its
+// policy so far stored), then resumed from the page: the curve goes on
+// from where it stopped.
+func TestTrainResume(t *testing.T) {
+	ctx := browser(t)
+	name := fmt.Sprintf("e2e-resume-%d", time.Now().UnixNano()%1_000_000)
+	var job struct{ ID string }
+	apiPost(t, "/api/train", map[string]any{"algo": "rlcc", "name": name, "episodes": 4000, "stages": "2", "stageEpisodes": 4000,
+		"size": "20KB", "hidden": 4, "updates": 1, "evalEvery": 0}, &job)
+	must(t, ctx, chromedp.Navigate(serverURL+"/train?job="+job.ID))
+	waitJS(t, ctx, `Number(document.getElementById("chart-train-reward").dataset.points || 0) >= 3`, 30*time.Second)
+	must(t, ctx, chromedp.Click(chromedp.CSS("#train-cancel")))
+	waitJS(t, ctx, `document.getElementById("train-status").dataset.status === "cancelled" && !document.getElementById("train-resume").hidden`, 30*time.Second)
+	before := eval[int](t, ctx, `Number(document.getElementById("chart-train-reward").dataset.points)`)
+	waitJS(t, ctx, `!!document.querySelector('#policies tr[data-name="`+name+`"]')`, 10*time.Second)
+	if got := eval[string](t, ctx, `document.querySelector('#policies tr[data-name="`+name+`"] td:nth-child(4)').textContent`); !strings.Contains(got, "(interrupted)") {
+		t.Errorf("the cancelled job's policy reads %q", got)
+	}
+	screenshot(t, ctx, "train-cancelled")
+	must(t, ctx, chromedp.Click(chromedp.CSS("#train-resume")))
+	waitJS(t, ctx, fmt.Sprintf(`document.getElementById("train-status").dataset.status === "running" &&
+		Number(document.getElementById("chart-train-reward").dataset.points || 0) > %d`, before+2), 30*time.Second)
+	if !eval[bool](t, ctx, `document.getElementById("train-resume").hidden`) {
+		t.Error("Resume is offered on a running job")
+	}
+	must(t, ctx, chromedp.Click(chromedp.CSS("#train-cancel")))
+	waitJS(t, ctx, `document.getElementById("train-status").dataset.status === "cancelled"`, 30*time.Second)
 	noErrors(t, ctx)
 }

@@ -130,9 +130,10 @@ const maxSketchPorts = 300
 
 // preview builds a scenario for a page to draw (its topology, its hosts
 // and flows), without an engine: the one place pages turn a scenario into
-// an engine config. A scenario that does not build has no preview.
-func preview(sc *scenarios.Scenario) (*sim.Config, *scenarios.Meta, bool) {
-	cfg, meta, err := scenarios.Build(sc)
+// an engine config (cc.policy resolved to the stored policies, as runs
+// resolve it). A scenario that does not build has no preview.
+func (s *Server) preview(sc *scenarios.Scenario) (*sim.Config, *scenarios.Meta, bool) {
+	cfg, meta, err := scenarios.BuildWith(sc, scenarios.BuildOptions{Policy: s.resolvePolicy})
 	return cfg, meta, err == nil
 }
 
@@ -147,7 +148,7 @@ func (s *Server) card(sc *store.Scenario) web.Card {
 	}
 	if parsed, err := scenarios.Parse(sc.JSON); err == nil {
 		c.Algorithm, c.Kind = parsed.CC.Algorithm, parsed.Topology.Kind
-		if cfg, meta, ok := preview(parsed); ok {
+		if cfg, meta, ok := s.preview(parsed); ok {
 			c.Hosts, c.Flows = len(meta.Hosts), len(cfg.Flows)
 			if len(meta.Ports) <= maxSketchPorts {
 				c.Sketch = web.PlaceTopo(meta.Hosts, meta.Ports)
@@ -265,7 +266,7 @@ func (s *Server) handleLab(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	l.ScenarioJSON = string(canon)
-	if _, meta, ok := preview(parsed); ok {
+	if _, meta, ok := s.preview(parsed); ok {
 		l.Topo = web.PlaceTopo(meta.Hosts, meta.Ports)
 	}
 	s.render(w, r, web.LabPage(l))
@@ -348,7 +349,11 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 		p.Changes = append(p.Changes, web.Row{Label: scenarios.FormatTime(sim.Time(e.AtPS)), Value: string(b)})
 	}
 	if parsed, err := scenarios.Parse(run.Scenario); err == nil {
-		if _, meta, ok := preview(parsed); ok {
+		if parsed.CC.Policy != "" {
+			// a learned algorithm's trained policy (cc.policy)
+			p.Params = append([]web.Row{{Label: "policy", Value: parsed.CC.Policy}}, p.Params...)
+		}
+		if _, meta, ok := s.preview(parsed); ok {
 			p.Topo = web.PlaceTopo(meta.Hosts, meta.Ports)
 		}
 	}

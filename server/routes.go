@@ -75,9 +75,11 @@ func (s *Server) routes() chi.Router {
 		r.Get("/train", s.handleListTraining)
 		r.Get("/train/{id}", s.handleGetTraining)
 		r.Post("/train/{id}/cancel", s.handleCancelTraining)
+		r.Post("/train/{id}/resume", s.handleResumeTraining)
 		r.Get("/train/{id}/curve.csv", s.handleTrainingCurve)
 	})
 	r.Get("/ws/runs/{id}", s.handleWS)
+	r.Get("/ws/train/{id}", s.handleTrainWS)
 	return r
 }
 

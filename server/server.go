@@ -82,6 +82,12 @@ type Config struct {
 	// at a time, so runs keep the other cores.
 	TrainConcurrency int
 	TrainQueue       int
+	// TrainDir holds the training jobs' checkpoints, from which a stopped
+	// job resumes ("": none; a resumed job starts again from its first
+	// episode). TrainMaxTime stops a job after that much training (default
+	// 1 h; its policy so far is stored).
+	TrainDir     string
+	TrainMaxTime time.Duration
 	// CodeVersion is recorded with every run (default: the binary's VCS
 	// revision, else "devel").
 	CodeVersion string
@@ -202,7 +208,11 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.mgr = mgr
-	s.train = training.New(db, training.Config{Concurrency: cfg.TrainConcurrency, MaxQueue: cfg.TrainQueue, Log: cfg.Log})
+	if s.train, err = training.New(ctx, db, training.Config{Concurrency: cfg.TrainConcurrency, MaxQueue: cfg.TrainQueue,
+		Dir: cfg.TrainDir, MaxTime: cfg.TrainMaxTime, Log: cfg.Log}); err != nil {
+		mgr.Shutdown(ctx)
+		return nil, err
+	}
 	s.upgrader = websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 64 << 10,
 		Error: func(w http.ResponseWriter, r *http.Request, status int, reason error) {
 			s.writeError(w, r, errorf(status, "", "WebSocket handshake: %v", reason))
@@ -217,8 +227,8 @@ func (s *Server) Handler() http.Handler { return s.router }
 // Shutdown stops accepting runs, lets running ones finish until ctx ends,
 // then stops them; their results so far are stored and they are marked
 // interrupted, as are runs still queued.
-// Training jobs are cancelled; those that have played a round store
-// their policy, marked interrupted.
+// Training jobs are interrupted: those that have played a round store
+// their policy (marked interrupted) and a checkpoint to resume from.
 func (s *Server) Shutdown(ctx context.Context) {
 	s.train.Shutdown(ctx)
 	s.mgr.Shutdown(ctx)

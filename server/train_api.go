@@ -160,6 +160,7 @@ type trainJSON struct {
 	Config      trainConfigJSON   `json:"config"`
 	Policy      string            `json:"policy,omitempty"` // the stored policy's id
 	Interrupted bool              `json:"interrupted"`
+	Resumable   bool              `json:"resumable"`
 	Curve       []curvePoint      `json:"curve,omitempty"`
 	Links       map[string]string `json:"links"`
 }
@@ -177,8 +178,10 @@ type trainConfigJSON struct {
 	EvalFanIns    []int  `json:"evalFanIns"`
 }
 
-// curvePoint is one round of the learning curve (curve.csv's row).
+// curvePoint is one round of the learning curve (curve.csv's row); the
+// stream's "round" message with its type.
 type curvePoint struct {
+	Type        string     `json:"type,omitempty"`
 	Episode     int        `json:"episode"`
 	FanIn       int        `json:"fanIn"`
 	Reward      jsonNum    `json:"reward"`
@@ -203,10 +206,10 @@ type evalPoint struct {
 func trainView(j training.Job) trainJSON {
 	c := j.Config
 	v := trainJSON{ID: j.ID, Name: j.Name, Algo: c.Algo, Status: j.Status, Error: j.Error, CreatedAt: j.Created.UTC(),
-		Episode: j.Episode, Episodes: c.Episodes, Stage: j.Stage, Policy: j.PolicyID, Interrupted: j.Interrupted,
+		Episode: j.Episode, Episodes: c.Episodes, Stage: j.Stage, Policy: j.PolicyID, Interrupted: j.Interrupted, Resumable: j.Resumable,
 		Config: trainConfigJSON{Episodes: c.Episodes, Hidden: c.Hidden, Seed: c.Seed, StageEpisodes: c.StageEpisodes,
 			Stages: c.Stages, Size: c.Size, Updates: c.Updates, EvalEvery: c.EvalEvery, Round: c.Round},
-		Links: map[string]string{"self": "/api/train/" + j.ID, "curve": "/api/train/" + j.ID + "/curve.csv"}}
+		Links: map[string]string{"self": "/api/train/" + j.ID, "curve": "/api/train/" + j.ID + "/curve.csv", "ws": "/ws/train/" + j.ID}}
 	for _, e := range c.Eval {
 		v.Config.EvalFanIns = append(v.Config.EvalFanIns, e.FanIn)
 	}
@@ -221,20 +224,27 @@ func trainView(j training.Job) trainJSON {
 	if j.PolicyID != "" {
 		v.Links["policy"] = "/api/policies/" + j.PolicyID + "/policy.safetensors"
 	}
+	if j.Resumable {
+		v.Links["resume"] = "/api/train/" + j.ID + "/resume"
+	}
 	for _, p := range j.Curve {
-		cp := curvePoint{Episode: p.Episode, FanIn: p.FanIn, Reward: jsonNum(p.Reward), CriticLoss: jsonNum(p.CriticLoss),
-			ActorLoss: jsonNum(p.ActorLoss), Q: jsonNum(p.Q), Steps: p.Steps, WallSeconds: p.Wall.Seconds()}
-		if e := p.Eval; e != nil {
-			ep := &evalPoint{Reward: jsonNum(e.Reward), Score: jsonNum(e.Score), PeakQueue: e.PeakQ, Finished: e.Finished}
-			for i := range e.Unfair {
-				ep.Unfair = append(ep.Unfair, jsonNum(e.Unfair[i]))
-				ep.Slowdown = append(ep.Slowdown, jsonNum(e.Slowdown[i]))
-			}
-			cp.Eval = ep
-		}
-		v.Curve = append(v.Curve, cp)
+		v.Curve = append(v.Curve, curvePointOf(p))
 	}
 	return v
+}
+
+func curvePointOf(p rl.Progress) curvePoint {
+	cp := curvePoint{Episode: p.Episode, FanIn: p.FanIn, Reward: jsonNum(p.Reward), CriticLoss: jsonNum(p.CriticLoss),
+		ActorLoss: jsonNum(p.ActorLoss), Q: jsonNum(p.Q), Steps: p.Steps, WallSeconds: p.Wall.Seconds()}
+	if e := p.Eval; e != nil {
+		ep := &evalPoint{Reward: jsonNum(e.Reward), Score: jsonNum(e.Score), PeakQueue: e.PeakQ, Finished: e.Finished}
+		for i := range e.Unfair {
+			ep.Unfair = append(ep.Unfair, jsonNum(e.Unfair[i]))
+			ep.Slowdown = append(ep.Slowdown, jsonNum(e.Slowdown[i]))
+		}
+		cp.Eval = ep
+	}
+	return cp
 }
 
 // trainError maps the training manager's errors to status codes.
@@ -289,7 +299,11 @@ var rlFields = map[string]string{"hidden": "hidden", "episodes": "episodes", "up
 	"stage-episodes": "stageEpisodes", "size": "size"}
 
 func (s *Server) handleListTraining(w http.ResponseWriter, r *http.Request) {
-	list := s.train.List()
+	list, err := s.train.List(r.Context())
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	out := make([]trainJSON, 0, len(list))
 	for _, j := range list {
 		out = append(out, trainView(j))
@@ -298,7 +312,7 @@ func (s *Server) handleListTraining(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleGetTraining(w http.ResponseWriter, r *http.Request) {
-	j, err := s.train.Get(chi.URLParam(r, "id"))
+	j, err := s.train.Get(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		s.writeError(w, r, trainError(err))
 		return
@@ -307,7 +321,16 @@ func (s *Server) handleGetTraining(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleCancelTraining(w http.ResponseWriter, r *http.Request) {
-	j, err := s.train.Cancel(chi.URLParam(r, "id"))
+	j, err := s.train.Cancel(r.Context(), chi.URLParam(r, "id"))
+	if err != nil {
+		s.writeError(w, r, trainError(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, trainView(j))
+}
+
+func (s *Server) handleResumeTraining(w http.ResponseWriter, r *http.Request) {
+	j, err := s.train.Resume(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		s.writeError(w, r, trainError(err))
 		return
@@ -316,7 +339,7 @@ func (s *Server) handleCancelTraining(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleTrainingCurve(w http.ResponseWriter, r *http.Request) {
-	j, err := s.train.Get(chi.URLParam(r, "id"))
+	j, err := s.train.Get(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		s.writeError(w, r, trainError(err))
 		return

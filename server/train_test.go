@@ -105,6 +105,12 @@ func TestTrainingJob(t *testing.T) {
 	if r := s.waitStatus(id, 30*time.Second, "done", "failed"); r.Status != "done" {
 		t.Fatalf("run with the trained policy: %s %s", r.Status, r.Error)
 	}
+	// its page names the policy and draws the topology (the page resolves
+	// the policy as the run did)
+	if code, page := s.do("GET", "/r/"+id, nil); code != 200 || !strings.Contains(string(page), "topo-svg") ||
+		!strings.Contains(string(page), ">tiny<") {
+		t.Fatalf("run page: %d", code)
+	}
 }
 
 // TestTrainingCancel: a running job cancelled after a round stores its

@@ -30,6 +30,14 @@ type Policy struct {
 // PutPolicy stores a new policy (with a new ID when it has none). A name
 // already taken is ErrExists.
 func (db *DB) PutPolicy(ctx context.Context, p *Policy) error {
+	return db.ReplacePolicy(ctx, "", p)
+}
+
+// ReplacePolicy stores a new policy as PutPolicy does, first deleting the
+// policy old (when not "" and still stored) in the same transaction: a
+// resumed training job's final policy takes the place of the one it
+// stored when it was stopped, under the same name.
+func (db *DB) ReplacePolicy(ctx context.Context, old string, p *Policy) error {
 	if p.ID == "" {
 		p.ID = NewRunID()
 	}
@@ -46,6 +54,11 @@ func (db *DB) PutPolicy(ctx context.Context, p *Policy) error {
 		return fmt.Errorf("store: policy %s: metadata: %w", p.Name, err)
 	}
 	err = db.write(ctx, func(tx *sql.Tx) error {
+		if old != "" {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM policies WHERE id = ?`, old); err != nil {
+				return err
+			}
+		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM policies WHERE name = ?`, p.Name).Scan(&n); err != nil {
 			return err

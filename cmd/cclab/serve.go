@@ -38,6 +38,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxBody := fs.String("max-body", "8MiB", "refuse request bodies larger than this")
 	maxViewers := fs.Int("max-viewers", 2000, "WebSocket viewers connected at once (-1: no limit)")
 	trainConc := fs.Int("train-concurrency", 1, "training jobs (POST /api/train) that train at once, one episode at a time each")
+	trainTime := fs.Duration("max-train-time", time.Hour, "stop a training job after this much training (its policy so far is stored, marked interrupted)")
+	trainDir := fs.String("train-dir", "", "folder of the training jobs' checkpoints, to resume them (default: the database's path + \".train\")")
 	grace := fs.Duration("grace", 10*time.Second, "on shutdown, how long running runs may take to finish before they are stopped and marked interrupted")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	logJSON := fs.Bool("log-json", false, "log JSON lines instead of text")
@@ -78,6 +80,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *trainConc < 1 {
 		return &usageError{"--train-concurrency: want at least 1"}
 	}
+	if *trainTime <= 0 {
+		return &usageError{"--max-train-time: want a positive duration, e.g. 30m"}
+	}
+	if *trainDir == "" {
+		*trainDir = *dbPath + ".train"
+	}
 	db, err := store.Open(ctx, *dbPath)
 	if err != nil {
 		return err
@@ -85,7 +93,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer db.Close()
 	srv, err := server.New(ctx, db, server.Config{Concurrency: *concurrency, MaxQueue: *maxQueue,
 		ClientRuns: *clientRuns, Limits: lim, MaxRuns: *maxRuns, MaxDBBytes: maxBytes, Log: log,
-		MaxBody: body, MaxViewers: *maxViewers, TrainConcurrency: *trainConc,
+		MaxBody: body, MaxViewers: *maxViewers, TrainConcurrency: *trainConc, TrainDir: *trainDir, TrainMaxTime: *trainTime,
 		CodeVersion: codeVersion(ctx)})
 	if err != nil {
 		return err

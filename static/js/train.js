@@ -1,7 +1,9 @@
 // train.js: the training page. The form starts a training job
-// (POST /api/train); the job's status, stage and learning curve are
-// polled every second (GET /api/train/{id}) and drawn; the stored policies
-// (GET /api/policies) can be downloaded, deleted and uploaded.
+// (POST /api/train); the job's status, stage and learning curve come over
+// its WebSocket (/ws/train/{id}: the rounds so far, then each new one) and
+// are drawn; a cancelled or interrupted job can be resumed
+// (POST /api/train/{id}/resume); the stored policies (GET /api/policies)
+// can be downloaded, deleted and uploaded.
 import { api, clientId } from "./common.js";
 import { xyChart } from "./charts/index.js";
 
@@ -12,11 +14,14 @@ const charts = {
   reward: xyChart($("chart-train-reward"), { title: "Reward (mean of each round's episodes)", xLabel: "episode", yLabel: "reward" }),
   loss: xyChart($("chart-train-loss"), { title: "Critic loss", xLabel: "episode", yLabel: "loss" }),
   slowdown: xyChart($("chart-train-slowdown"), { title: "Evaluation: mean FCT slowdown", xLabel: "episode", yLabel: "× ideal" }),
+  unfair: xyChart($("chart-train-unfair"), { title: "Evaluation: unfair ratio", xLabel: "episode", yLabel: "(max − mean) / mean" }),
   queue: xyChart($("chart-train-queue"), { title: "Evaluation: peak queue", xLabel: "episode", yLabel: "KB" }),
 };
 
-let current = null; // the job followed
-let timer = null;
+let current = null; // the id of the job followed
+let job = null; // the job followed, as its stream tells it (curve: by episode)
+let ws = null;
+let drawTimer = null;
 
 const live = (s) => s === "queued" || s === "running";
 
@@ -67,33 +72,67 @@ function follow(id) {
   u.searchParams.set("job", id);
   history.replaceState(null, "", u);
   $("train-job").hidden = false;
-  poll();
+  watch(id);
 }
 
-async function poll() {
-  clearTimeout(timer);
-  const id = current;
-  let job;
-  try {
-    job = await api("GET", "/api/train/" + encodeURIComponent(id));
-  } catch (e) {
-    $("train-status").textContent = e.status === 404 ? "this job is not on the server any more (it restarted?)" : e.message;
-    $("train-status").dataset.status = "gone";
-    return;
-  }
-  if (id !== current) return;
-  draw(job);
-  if (live(job.status)) timer = setTimeout(poll, 1000);
-  else {
-    refreshPolicies();
-    refreshJobs();
-  }
+// watch follows a job over its stream: hello (the job), a round per
+// training round, status when it changes, done at the end.
+function watch(id) {
+  if (ws) { ws.onclose = null; ws.close(); }
+  job = null;
+  const sock = new WebSocket((location.protocol === "https:" ? "wss:" : "ws:") + "//" + location.host + "/ws/train/" + encodeURIComponent(id));
+  ws = sock;
+  sock.onmessage = (ev) => {
+    if (id !== current) return;
+    const m = JSON.parse(ev.data);
+    switch (m.type) {
+      case "hello":
+        job = Object.assign(m.job, { points: new Map() });
+        break;
+      case "round":
+        delete m.type;
+        job.points.set(m.episode, m); // a resumed job sends the rounds since its checkpoint again
+        break;
+      case "status":
+        Object.assign(job, { status: m.status, episode: m.episode, episodes: m.episodes, stage: m.stage, error: m.error || "" });
+        break;
+      case "done":
+        Object.assign(job, { status: m.status, error: m.error || "", policy: m.policy, interrupted: m.interrupted, resumable: m.resumable });
+        refreshPolicies();
+        refreshJobs();
+        break;
+      case "error":
+        $("train-status").textContent = m.error;
+        return;
+    }
+    scheduleDraw();
+  };
+  sock.onclose = () => {
+    if (ws !== sock) return;
+    ws = null;
+    if (job && live(job.status)) {
+      // the stream was lost while the job goes on: follow it again
+      setTimeout(() => { if (current === id && !ws) watch(id); }, 2000);
+    } else if (!job) {
+      $("train-status").textContent = "there is no training job " + id + " on this server";
+      $("train-status").dataset.status = "gone";
+    }
+  };
+}
+
+function scheduleDraw() {
+  if (drawTimer || !job) return;
+  drawTimer = setTimeout(() => {
+    drawTimer = null;
+    if (job) draw(Object.assign({}, job, { curve: Array.from(job.points.values()).sort((a, b) => a.episode - b.episode) }));
+  }, 150);
 }
 
 function statusText(job) {
   let s = job.status + " · episode " + job.episode + " of " + job.episodes + " · stage " + job.stage + "-to-1";
   if (job.status === "done") s += " · policy stored as “" + job.name + "”";
   if (job.interrupted) s += " · policy stored as “" + job.name + "”, marked interrupted";
+  if (job.resumable) s += " · can be resumed";
   if (job.error) s += " · " + job.error;
   return s;
 }
@@ -105,6 +144,7 @@ function draw(job) {
   st.dataset.status = job.status;
   $("train-progress").value = job.episodes ? job.episode / job.episodes : 0;
   $("train-cancel").disabled = !live(job.status);
+  $("train-resume").hidden = !job.resumable;
   $("train-curve-csv").href = job.links.curve;
   // the job's row in the list follows it
   const row = document.querySelector('#train-jobs tr[data-id="' + CSS.escape(job.id) + '"]');
@@ -120,6 +160,7 @@ function draw(job) {
   if (ev.length > 0) {
     const fanIns = job.config.evalFanIns || [];
     charts.slowdown.set(fanIns.map((n, i) => ({ label: n + "-to-1", points: ev.map((p) => [p.episode, p.eval.slowdown[i]]) })));
+    charts.unfair.set(fanIns.map((n, i) => ({ label: n + "-to-1", points: ev.map((p) => [p.episode, p.eval.unfair[i]]) })));
     charts.queue.set(fanIns.map((n, i) => ({ label: n + "-to-1", points: ev.map((p) => [p.episode, p.eval.peakQueueBytes[i] / 1e3]) })));
   }
 }
@@ -132,8 +173,20 @@ $("train-cancel").addEventListener("click", async () => {
   } catch (e) {
     $("train-status").textContent = e.message;
   }
-  poll();
+  // the stream tells the end (the policy it stored)
 });
+
+async function resume(id) {
+  try {
+    await api("POST", "/api/train/" + encodeURIComponent(id) + "/resume");
+    follow(id);
+  } catch (e) {
+    $("train-status").textContent = e.message;
+  }
+  refreshJobs();
+}
+
+$("train-resume").addEventListener("click", () => { if (current) resume(current); });
 
 // ---- lists ----
 function cell(tr, content) {
@@ -155,9 +208,17 @@ async function refreshJobs() {
     cell(tr, j.algo);
     cell(tr, j.status + (j.error ? ": " + j.error : ""));
     cell(tr, j.episode + " / " + j.episodes);
+    const actions = document.createElement("span");
     const b = Object.assign(document.createElement("button"), { type: "button", className: "btn small", textContent: "Show" });
     b.addEventListener("click", () => follow(j.id));
-    cell(tr, b);
+    actions.append(b);
+    if (j.resumable) {
+      const r = Object.assign(document.createElement("button"), { type: "button", className: "btn small", textContent: "Resume" });
+      r.setAttribute("aria-label", "Resume " + j.name);
+      r.addEventListener("click", () => resume(j.id));
+      actions.append(" ", r);
+    }
+    cell(tr, actions);
     return tr;
   }));
   if (jobs.length === 0) {
