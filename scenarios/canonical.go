@@ -251,6 +251,9 @@ func canonWorkload(w *Workload) (m, error) {
 		if in.JitterDist == JitterNormal {
 			out["jitterDist"] = in.JitterDist
 		}
+		if in.FlowsPerSender > 1 { // left out at 1, so that older scenarios keep their ids
+			out["flowsPerSender"] = in.FlowsPerSender
+		}
 		if in.RepeatCount > 1 {
 			out["repeat"] = m{"every": formatTime(in.RepeatEvery), "count": in.RepeatCount}
 		}

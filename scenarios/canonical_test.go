@@ -31,7 +31,8 @@ func canonDocs(t *testing.T) map[string][]byte {
 			"workload[1].senders=2", `workload[1].repeat={"every":"1ms","count":3}`, `workload[5].hosts=["r0","h1","h0"]`,
 			`switch.ecn={"kmin":"100KB","kmax":"400KB","pmax":0.1,"scale":"none"}`, `workload[0].flows[0].cc={"algorithm":"none","preset":"nowindow"}`,
 			`workload[3].cc={"algorithm":"none","params":{"windowBDPs":0.5}}`, "host.bdp=path", "telemetry.flows=none"),
-		"ecn off": mustSet(t, base, `switch.ecn={"enabled":false,"kmin":"1KB"}`),
+		"ecn off":                         mustSet(t, base, `switch.ecn={"enabled":false,"kmin":"1KB"}`),
+		"normal jitter, flows per sender": mustSet(t, base, "workload[1].jitterDist=normal", "workload[1].flowsPerSender=3"),
 	}
 	for _, e := range Library() {
 		docs["library "+e.ID] = e.Source
@@ -99,6 +100,10 @@ func TestCanonicalEqualScenarios(t *testing.T) {
 			    "ackEvery": 1, "cnpInterval": "0us", "bdp": "global", "rto": "auto", "nackInterval": "500us"},
 			  "telemetry": {"interval": "10us", "queues": "all", "flows": "all"}}`),
 		},
+		{ // the incast's defaults written out or left out
+			mustSet(t, base, "workload[1].jitterDist=uniform", "workload[1].flowsPerSender=1"),
+			[]byte(base),
+		},
 		{ // selection lists in any order; events at different times in any order
 			mustSet(t, base, `telemetry.flows=[3,1,2]`, `telemetry.queues=["s1->s0","s0->s1"]`),
 			mustSet(t, base, `telemetry.flows=[1,2,3]`, `telemetry.queues=["s0->s1","s1->s0"]`,
@@ -131,10 +136,18 @@ func TestCanonicalContent(t *testing.T) {
 			t.Errorf("canonical form lacks %s:\n%s", want, c)
 		}
 	}
-	// fields of other kinds and the default-following ecn do not appear
-	for _, absent := range []string{`"ecn"`, `"pods"`, `"repeat"`, `"hosts": [`} {
+	// fields of other kinds, the default-following ecn and the incast's
+	// defaults (written only when set, so older scenarios keep their ids)
+	// do not appear
+	for _, absent := range []string{`"ecn"`, `"pods"`, `"repeat"`, `"hosts": [`, `"jitterDist"`, `"flowsPerSender"`} {
 		if strings.Contains(c, absent) {
 			t.Errorf("canonical form has %s:\n%s", absent, c)
+		}
+	}
+	in := string(canonical(t, mustSet(t, base, "workload[1].jitterDist=normal", "workload[1].flowsPerSender=4")))
+	for _, want := range []string{`"jitterDist": "normal"`, `"flowsPerSender": 4`} {
+		if !strings.Contains(in, want) {
+			t.Errorf("canonical form lacks %s:\n%s", want, in)
 		}
 	}
 	off := string(canonical(t, mustSet(t, base, `switch.ecn={"enabled":false,"kmin":"1KB"}`)))

@@ -98,9 +98,10 @@ func (g *generator) explicit(flows []Flow) []genFlow {
 }
 
 // incast: the senders (or SenderCount of the hosts connected to the receiver,
-// chosen once by a partial Fisher–Yates shuffle) each send Size to the
-// receiver at Start + k×RepeatEvery, plus a jitter in [0, Jitter] drawn
-// per flow: uniform, or normal around Jitter/2 with σ = Jitter/6, clipped.
+// chosen once by a partial Fisher–Yates shuffle) each send FlowsPerSender
+// flows of Size to the receiver at Start + k×RepeatEvery, plus a jitter in
+// [0, Jitter] drawn per flow: uniform, or normal around Jitter/2 with
+// σ = Jitter/6, clipped.
 func (g *generator) incast(in *Incast, r *rand.Rand) []genFlow {
 	recv := g.host(in.Receiver)
 	var senders []int
@@ -120,15 +121,17 @@ func (g *generator) incast(in *Incast, r *rand.Rand) []genFlow {
 	for k := 0; k < in.RepeatCount; k++ {
 		base := in.Start + sim.Time(k)*in.RepeatEvery
 		for _, s := range senders {
-			start := base
-			switch {
-			case in.Jitter > 0 && in.JitterDist == JitterNormal:
-				j := float64(in.Jitter)/2 + r.NormFloat64()*float64(in.Jitter)/6
-				start += sim.Time(math.Round(math.Max(0, math.Min(float64(in.Jitter), j))))
-			case in.Jitter > 0:
-				start += sim.Time(r.Int64N(int64(in.Jitter) + 1))
+			for j := 0; j < max(in.FlowsPerSender, 1); j++ {
+				start := base
+				switch {
+				case in.Jitter > 0 && in.JitterDist == JitterNormal:
+					j := float64(in.Jitter)/2 + r.NormFloat64()*float64(in.Jitter)/6
+					start += sim.Time(math.Round(math.Max(0, math.Min(float64(in.Jitter), j))))
+				case in.Jitter > 0:
+					start += sim.Time(r.Int64N(int64(in.Jitter) + 1))
+				}
+				out = append(out, flow(s, recv, in.Size, start))
 			}
-			out = append(out, flow(s, recv, in.Size, start))
 		}
 	}
 	return out

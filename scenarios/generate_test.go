@@ -343,6 +343,43 @@ func TestIncastJitterAndRepeat(t *testing.T) {
 	}
 }
 
+// flowsPerSender: every sender starts that many flows per burst, each with
+// its own start in the window, the same ones on every build.
+func TestIncastFlowsPerSender(t *testing.T) {
+	doc := mustSet(t, base, `workload=[{"kind":"incast","senders":["h0","h1","h2"],"receiver":"r0","size":"1KB","start":"1ms",
+		"jitter":"600us","jitterDist":"normal","flowsPerSender":4,"repeat":{"every":"1ms","count":2}}]`, "telemetry.flows=none", "events=[]")
+	cfg, _ := build(t, doc)
+	if len(cfg.Flows) != 24 {
+		t.Fatalf("%d flows, want 3 senders × 4 × 2 bursts", len(cfg.Flows))
+	}
+	perSender := map[int]int{}
+	starts := map[sim.Time]bool{}
+	for _, f := range cfg.Flows {
+		perSender[f.Src]++
+		starts[f.Start] = true
+		off := (f.Start - sim.Millisecond) % sim.Millisecond
+		if f.Start < sim.Millisecond || off > 600*sim.Microsecond || f.Dst != 3 {
+			t.Errorf("flow %+v: start outside its burst's window or wrong receiver", f)
+		}
+	}
+	if len(perSender) != 3 || perSender[0] != 8 || perSender[1] != 8 || perSender[2] != 8 {
+		t.Errorf("flows per sender %v, want 8 each", perSender)
+	}
+	if len(starts) < 20 {
+		t.Errorf("only %d distinct starts of 24: a sender's flows share a draw", len(starts))
+	}
+	again, _ := build(t, doc)
+	if !reflect.DeepEqual(cfg.Flows, again.Flows) {
+		t.Error("two builds of the same document differ")
+	}
+	// without the field, one flow per sender: the draws of older scenarios
+	// are unchanged
+	one, _ := build(t, mustSet(t, string(doc), "workload[0].flowsPerSender=null"))
+	if len(one.Flows) != 6 {
+		t.Errorf("%d flows without flowsPerSender, want 6", len(one.Flows))
+	}
+}
+
 func TestIncastRandomSenders(t *testing.T) {
 	doc := func(seed string) []byte {
 		return []byte(`{"seed": ` + seed + `, "topology": {"kind": "dumbbell", "senders": 8}, "cc": {"algorithm": "none"},

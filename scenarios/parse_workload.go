@@ -246,6 +246,10 @@ func (d *decoder) incast(f *fields, net *network) (*Incast, float64) {
 	in.Start = f.time("start", 0, false)
 	in.Jitter = f.time("jitter", 0, false)
 	in.JitterDist = f.enum("jitterDist", JitterUniform, JitterUniform, JitterNormal)
+	if in.JitterDist == JitterNormal && in.Jitter == 0 {
+		d.add(join(f.path, "jitterDist"), "%q needs a jitter > 0 (the window the starts fall in)", JitterNormal)
+	}
+	in.FlowsPerSender = f.count("flowsPerSender", 1, 1, MaxFlows)
 	senders := 0
 	if v, p, ok := f.take("senders"); ok {
 		switch x := v.(type) {
@@ -283,7 +287,7 @@ func (d *decoder) incast(f *fields, net *network) (*Incast, float64) {
 	} else {
 		d.lastStart(join(f.path, "jitter"), in.Start, in.Jitter, 0, 1)
 	}
-	return in, float64(senders) * float64(in.RepeatCount)
+	return in, float64(senders) * float64(in.FlowsPerSender) * float64(in.RepeatCount)
 }
 
 // candidates lists the hosts an incast picks its senders from: every other

@@ -234,7 +234,9 @@ type Flow struct {
 
 // Incast is many senders to one receiver. Senders lists the senders, or, when
 // it is nil, SenderCount senders are chosen at random from the other hosts.
-// With RepeatCount > 1 the burst repeats every RepeatEvery (same senders).
+// Each sender sends FlowsPerSender flows (at least 1), each with its own
+// start. With RepeatCount > 1 the burst repeats every RepeatEvery (same
+// senders).
 type Incast struct {
 	Senders     []string
 	SenderCount int
@@ -245,9 +247,12 @@ type Incast struct {
 	// JitterDist is how starts spread over [0, Jitter]: JitterUniform (the
 	// default) or JitterNormal, N(Jitter/2, (Jitter/6)²) clipped to the
 	// window (the FDCC thesis' "Gaussian starts within 1 ms").
-	JitterDist  string
-	RepeatEvery sim.Time
-	RepeatCount int
+	JitterDist string
+	// FlowsPerSender is how many flows each sender starts per burst (the
+	// FDCC thesis' 1024-to-1 from 64 hosts); 1 by default.
+	FlowsPerSender int
+	RepeatEvery    sim.Time
+	RepeatCount    int
 }
 
 // Incast start spreads.

@@ -163,10 +163,10 @@ func TestSelect(t *testing.T) {
 		{names: []string{"002"}, want: []string{"rcc-convergence", "rcc-incast", "rcc-table2", "rcc-fattree"}},
 		{names: []string{"rcc-table2", "QCN"}, want: []string{"rcc-table2", "qcn-margins", "qcn-ap", "qcn-rcp", "qcn-buffer", "qcn-fig9"}},
 		{names: []string{"dolce-rc"}, want: []string{"dolce-fct"}},
-		{names: nil, quick: true, want: []string{"mpcc-fig3.5", "mpcc-exp1", "mpcc-exp2", "fdcc-table62", "rcc-convergence", "rcc-incast", "rcc-table2", "qcn-margins", "qcn-ap", "qcn-rcp", "qcn-buffer", "qcn-fig9", "dolce-fct"}},
+		{names: nil, quick: true, want: []string{"mpcc-fig3.5", "mpcc-exp1", "mpcc-exp2", "fdcc-table62", "fdcc-table61", "fdcc-fig61", "fdcc-fig62", "rcc-convergence", "rcc-incast", "rcc-table2", "qcn-margins", "qcn-ap", "qcn-rcp", "qcn-buffer", "qcn-fig9", "dolce-fct"}},
 		{names: []string{"005"}, err: `unknown seed or experiment "005"; seeds: 000 (mpcc), 001 (fdcc), 002 (rcc), 003 (qcn), 004 (dolce-rc); experiments: dolce-fct,`},
-		{names: []string{"001"}, want: []string{"fdcc-table62"}},
-		{names: []string{"mpcc-exp9"}, err: "experiments: dolce-fct, fdcc-table62, mpcc-exp1, mpcc-exp2, mpcc-exp3, mpcc-fig3.5, mpcc-horizon, qcn-ap, qcn-buffer, qcn-fig9, qcn-margins,"},
+		{names: []string{"001"}, want: []string{"fdcc-table62", "fdcc-table61", "fdcc-fig61", "fdcc-fig62", "fdcc-fig64"}},
+		{names: []string{"mpcc-exp9"}, err: "experiments: dolce-fct, fdcc-fig61, fdcc-fig62, fdcc-fig64, fdcc-table61, fdcc-table62, mpcc-exp1, mpcc-exp2, mpcc-exp3, mpcc-fig3.5, mpcc-horizon, qcn-ap, qcn-buffer, qcn-fig9, qcn-margins,"},
 	} {
 		got, err := Select(tc.names, tc.quick)
 		if tc.err != "" {
