@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"cclab/cc"
+	"cclab/cc/fdcc"
 	"cclab/sim"
 )
 
@@ -45,8 +45,8 @@ func fdccSets(algo string) []string {
 // shipsPolicy says whether the lab ships a trained policy for a learned
 // algorithm (without one, its flows keep their line rate and window).
 func shipsPolicy(algo string) bool {
-	a, ok := cc.Lookup(algo)
-	return ok && a.Learned != nil && a.Learned.Policy != nil
+	_, _, err := fdcc.Shipped(algo)
+	return err == nil
 }
 
 // rlccNote explains RL-CC's rows while no RL-CC policy ships.
