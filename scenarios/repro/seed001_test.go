@@ -231,10 +231,14 @@ func TestShortSlowdownsAndPause(t *testing.T) {
 	if fmt.Sprint(got) != "[1 2 3]" {
 		t.Errorf("shortSlowdowns = %v, want [1 2 3]", got)
 	}
+	// the NICs of h0, h1, h2 (they send) average 0.4; the links from the
+	// switches into the receiver's switch s1, 0.3; a host's link into s1
+	// (r1, idle) and the receiver's own port do not count
 	o := NewOutcome(&report.Summary{PFCPauseFraction: map[string]float64{
-		"h0->s0": 0.2, "h1->s0": 0.4, "h2->s0": 0.6, "h3->s0": 0.9, "s0->h0": 1, "r0->s1": 1}}, flows)
-	if p := sendersPaused(o); !near(p, 0.4) { // h0, h1, h2 send
-		t.Errorf("sendersPaused = %v, want 0.4", p)
+		"h0->s0": 0.2, "h1->s0": 0.4, "h2->s0": 0.6, "h3->s0": 0.9, "s0->h0": 1,
+		"s0->s1": 0.1, "s2->s1": 0.5, "r1->s1": 1, "s1->r0": 1}}, append(flows, sim.FlowResult{Src: "h0", Dst: "r0"}))
+	if p := incastPause(o, "s1"); !near(p, 0.4+0.3) {
+		t.Errorf("incastPause = %v, want 0.7", p)
 	}
 }
 
