@@ -604,9 +604,20 @@ const activeStatuses = `('queued', 'running', 'paused')`
 // finished now, and returns their ids, oldest first. The server calls it at
 // start-up for the runs a previous process left.
 func (db *DB) MarkInterrupted(ctx context.Context) ([]string, error) {
+	ids, err := db.markInterrupted(ctx, "runs", "created_at", "finished_at", interruptedError)
+	if err != nil {
+		return nil, fmt.Errorf("store: mark interrupted runs: %w", err)
+	}
+	return ids, nil
+}
+
+// markInterrupted ends every row of table (runs or train_jobs) whose
+// status is active as interrupted with message msg, finished now, and
+// returns their ids in order of the created column.
+func (db *DB) markInterrupted(ctx context.Context, table, created, finished, msg string) ([]string, error) {
 	var ids []string
 	err := db.write(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM runs WHERE status IN `+activeStatuses+` ORDER BY created_at, id`)
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM `+table+` WHERE status IN `+activeStatuses+` ORDER BY `+created+`, id`)
 		if err != nil {
 			return err
 		}
@@ -621,14 +632,11 @@ func (db *DB) MarkInterrupted(ctx context.Context) ([]string, error) {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = ?, finished_at = ? WHERE status IN `+activeStatuses,
-			StatusInterrupted, interruptedError, time.Now().UnixNano())
+		_, err = tx.ExecContext(ctx, `UPDATE `+table+` SET status = ?, error = ?, `+finished+` = ? WHERE status IN `+activeStatuses,
+			StatusInterrupted, msg, time.Now().UnixNano())
 		return err
 	})
-	if err != nil {
-		return nil, fmt.Errorf("store: mark interrupted runs: %w", err)
-	}
-	return ids, nil
+	return ids, err
 }
 
 // Prune deletes the oldest (by creation) unpinned runs in a terminal status

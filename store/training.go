@@ -235,27 +235,7 @@ const trainInterruptedError = "the server stopped before the training job ended"
 // interrupted, finished now, and returns their ids, oldest first. The
 // server calls it at start-up for the jobs a previous process left.
 func (db *DB) MarkTrainInterrupted(ctx context.Context) ([]string, error) {
-	var ids []string
-	err := db.write(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM train_jobs WHERE status IN `+activeStatuses+` ORDER BY created, id`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE train_jobs SET status = ?, error = ?, finished = ? WHERE status IN `+activeStatuses,
-			StatusInterrupted, trainInterruptedError, time.Now().UnixNano())
-		return err
-	})
+	ids, err := db.markInterrupted(ctx, "train_jobs", "created", "finished", trainInterruptedError)
 	if err != nil {
 		return nil, fmt.Errorf("store: marking interrupted training jobs: %w", err)
 	}
