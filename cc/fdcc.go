@@ -40,7 +40,14 @@ import "math"
 // (0.5), reward −RTT; probing otherwise, reward GOODPUT + 1/RTT −
 // (GOODPUT − 1/N)², with N the active flows the switches' per-port counter
 // reports at the most congested hop (the privileged training signal of
-// §1.5: Algorithm 2 runs in the engine, not on the wire).
+// §1.5: Algorithm 2 runs in the engine, not on the wire). With shareReward
+// THROUGHPUT is counted in fair shares, x = GOODPUT·N, and the probing
+// reward is x + 1/RTT − (x − 1)²: the thesis wants the reciprocal RTT to
+// have "a similar influence" to throughput (L437), but in link units a
+// flow's throughput terms are worth 1/N against 1/RTT's 1, and at N ≥ 4 a
+// flow starved to one packet scores within 0.25 of a fair one (measured:
+// 0.95 vs 1.18 at 4-to-1, 0.99 vs 1.01 at 16-to-1), so TD3 never learns
+// to probe.
 //
 // INT: HPCC's 42-byte header (five 8-byte hop records and a hop count)
 // plus the thesis' flow number, 2 bytes per hop: 52 bytes on every data
@@ -71,13 +78,18 @@ func FDCC(opt Learned) *Algorithm {
 			boolParam("compound", false, true, "Reading (a) of the thesis' action_{t+1} = action_t·(…): the multiplier compounds on the previous one. Off: reading (b), a fresh multiplier each step (bounded to [0.5, 2], Table 3.1)."),
 			{Name: "maxWindow", Kind: KindNumber, Default: 1, Min: 0.01, Max: 100, Live: true,
 				Help: "Largest window, in BDPs (thesis L538: no flow has more than one BDP unacknowledged)."},
-			boolParam("floorPackets", true, true, "Floor the window to whole packets (thesis L529: \"rounded down… each packet has an identical MTU\"); off: to whole bytes."),
+			boolParam("floorPackets", false, true, "Floor the window to whole packets (one reading of thesis L529: \"rounded down to an integer… each packet has an identical MTU\"); "+
+				"off: to whole bytes, the lab's default: at 16-to-1 the fair share is under 5 packets, where a whole-packet floor swallows every multiplier below 1.25 "+
+				"(a policy trained with it left the link half idle, slowdown 34 against 16)."),
 			{Name: "drainThreshold", Kind: KindNumber, Default: 0.5, Min: 0, Max: 100, Live: true,
 				Help: "Algorithm 1's tolerance: the draining phase is SWITCHRATE + QLEN − 1 > this (thesis: 0.5)."},
 			{Name: "derivUnit", Kind: KindTime, Unit: "us", Default: 0, Min: 0, Max: 1e6, Live: false,
 				Help: "Time unit of ΔRTT and ΔQLEN (thesis: milliseconds, i.e. 1000; 0: the flow's base RTT, which keeps the features near the others' scale at 100 Gbps)."},
 			{Name: "obsClip", Kind: KindNumber, Default: 50, Min: 1, Max: 1e6, Live: false,
 				Help: "Every observation is bounded to ± this before the policy sees it (the thesis gives no bound)."},
+			boolParam("shareReward", true, true, "Algorithm 1's THROUGHPUT in fair shares: x = GOODPUT·N, probing reward x + 1/RTT − (x − 1)². "+
+				"Off: the thesis' literal units, GOODPUT + 1/RTT − (GOODPUT − 1/N)², whose throughput terms shrink as 1/N "+
+				"and which trains policies that starve flows (the reward only: the policy's observations and actions do not change)."),
 		},
 		INT:                   IntSpec{FixedBytes: 2 + MaxHops*(8+2), FlowCount: true},
 		RateChangeReschedules: true,
@@ -123,7 +135,7 @@ type fdcc struct {
 	info FlowInfo
 
 	alpha, gate, maxWin, drain, clip float64
-	compound, floorPkts              bool
+	compound, floorPkts, share       bool
 	derivUnit                        Time
 
 	win     float64 // bytes
@@ -162,6 +174,8 @@ func (f *fdcc) set(name string, v float64) bool {
 		f.derivUnit = usec(v)
 	case "obsClip":
 		f.clip = v
+	case "shareReward":
+		f.share = v != 0
 	default:
 		return false
 	}
@@ -299,9 +313,13 @@ func (f *fdcc) observe(now, rtt Time, a *Ack) (draining bool, n float64) {
 	}
 	draining = q+sw-1 > f.drain
 	if f.steps > 0 {
-		if draining {
+		switch {
+		case draining:
 			f.reward = -rttN
-		} else {
+		case f.share:
+			x := good * n
+			f.reward = x + 1/math.Max(rttN, 1e-9) - (x-1)*(x-1)
+		default:
 			f.reward = good + 1/math.Max(rttN, 1e-9) - (good-1/n)*(good-1/n)
 		}
 		f.reward = finite(f.reward, 1e6)

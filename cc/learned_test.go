@@ -64,7 +64,8 @@ func TestFDCCObservationsActionsAndReward(t *testing.T) {
 	var steps []Step
 	a := FDCC(Learned{Policy: pol, Record: recordInto(&steps)})
 	env := newEnv()
-	s := a.NewSender(fdccInfo, learnedParams(t, a, nil))
+	// The thesis' literal readings: whole packets, link-rate units.
+	s := a.NewSender(fdccInfo, learnedParams(t, a, map[string]float64{"floorPackets": 1, "shareReward": 0}))
 	s.Start(env)
 	if env.rate != 100e9 || env.window != 125_000 {
 		t.Fatalf("start: rate %d window %d, want line rate and one BDP", env.rate, env.window)
@@ -132,11 +133,39 @@ func TestFDCCObservationsActionsAndReward(t *testing.T) {
 	}
 }
 
+// The lab's defaults: windows floored to whole bytes, and the probing
+// reward in fair shares, x + 1/RTT − (x − 1)² with x = GOODPUT·N.
+func TestFDCCDefaultReadings(t *testing.T) {
+	pol := &scriptPolicy{obs: 8, hist: 8, limit: 2, outs: []float64{-2, 1}}
+	var steps []Step
+	a := FDCC(Learned{Policy: pol, Record: recordInto(&steps)})
+	env := newEnv()
+	s := a.NewSender(fdccInfo, learnedParams(t, a, nil))
+	s.Start(env)
+	env.now = 12 * Microsecond
+	s.OnAck(env, &Ack{Seq: 10_000, SentAt: 0, INT: []IntHop{ihop(62_500, 0, 11*Microsecond)}})
+	// m = 0.5: 62 500 B, not floored to 62 000.
+	if env.window != 62_500 {
+		t.Fatalf("step 1 window %d, want 62500", env.window)
+	}
+	env.now = 22 * Microsecond
+	s.OnAck(env, &Ack{Seq: 70_000, SentAt: 11 * Microsecond, INT: []IntHop{ihop(25_000, 100_000, 21*Microsecond)}})
+	// 60 000 B in 10 µs at 100 Gbps: GOODPUT 0.48, N = 4, x = 1.92.
+	x := 60_000 * 8 / 10e-6 / 100e9 * 4
+	if r := steps[1].Reward; !near(r, x+1/1.1-(x-1)*(x-1), 1e-12) || steps[1].Draining {
+		t.Fatalf("step 2 reward %v draining %v, want %v probing", r, steps[1].Draining, x+1/1.1-(x-1)*(x-1))
+	}
+	// m = 1.5: 93 750 B.
+	if env.window != 93_750 {
+		t.Fatalf("step 2 window %d, want 93750", env.window)
+	}
+}
+
 func TestFDCCFreezesOnNaN(t *testing.T) {
 	pol := &scriptPolicy{obs: 8, hist: 8, limit: 2, outs: []float64{-2, math.NaN(), 2}}
 	a := FDCC(Learned{Policy: pol})
 	env := newEnv()
-	s := a.NewSender(fdccInfo, learnedParams(t, a, nil))
+	s := a.NewSender(fdccInfo, learnedParams(t, a, map[string]float64{"floorPackets": 1}))
 	s.Start(env)
 	for i := 1; i <= 3; i++ {
 		env.now = Time(i) * 20 * Microsecond
@@ -161,7 +190,7 @@ func TestFDCCCompoundReading(t *testing.T) {
 		pol := &scriptPolicy{obs: 8, hist: 8, limit: 2, outs: []float64{-2, -2}}
 		a := FDCC(Learned{Policy: pol})
 		env := newEnv()
-		s := a.NewSender(fdccInfo, learnedParams(t, a, map[string]float64{"compound": tc.compound}))
+		s := a.NewSender(fdccInfo, learnedParams(t, a, map[string]float64{"compound": tc.compound, "floorPackets": 1}))
 		s.Start(env)
 		env.now = 20 * Microsecond
 		s.OnAck(env, &Ack{SentAt: 10 * Microsecond})

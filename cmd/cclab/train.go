@@ -45,6 +45,16 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	evalEvery := fs.Int("eval-every", def.EvalEvery, "evaluate the policy on 4-to-1 and 16-to-1 every so many episodes (0: never)")
 	workers := fs.Int("workers", 0, "episodes simulated at once (0: one per core; does not change the result)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	params := map[string]float64{}
+	fs.Func("set", "an algorithm parameter in every episode, NAME=VALUE (repeatable; e.g. shareReward=1)", func(v string) error {
+		name, val, ok := strings.Cut(v, "=")
+		f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
+		if !ok || err != nil {
+			return fmt.Errorf("want NAME=VALUE, got %q", v)
+		}
+		params[strings.TrimSpace(name)] = f
+		return nil
+	})
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -76,6 +86,12 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		cfg.Round, cfg.Updates, cfg.Batch, cfg.NStep, cfg.Noise, cfg.EvalEvery, cfg.Workers = *round, *updates, *batch, *nstep, *noise, *evalEvery, *workers
 		cfg.RandomEpisodes, cfg.TD3.PreActPenalty = *randomEps, *preact
 		cfg.TD3.PiLR, cfg.TD3.QLR, cfg.Epsilon = *lr, *lr, *epsilon
+		if len(params) > 0 {
+			if cfg.Params == nil {
+				cfg.Params = map[string]float64{}
+			}
+			maps.Copy(cfg.Params, params)
+		}
 		if cfg.Size, err = scenarios.ParseSize(*size); err != nil {
 			return &usageError{"--size: " + err.Error()}
 		}

@@ -9,6 +9,7 @@ package rl
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -36,6 +37,9 @@ type Episode struct {
 	// left (a poor early policy can starve them); 0: none.
 	Limit sim.Time
 	Seed  uint64
+	// Params are the algorithm's parameters (registry names and units);
+	// the rest keep their defaults.
+	Params map[string]float64
 }
 
 // Scenario is the episode as a lab scenario (JSON), with algo as every
@@ -48,6 +52,11 @@ func (e Episode) Scenario(algo string) []byte {
 		t = math.Max(0, math.Min(float64(e.Spread), t))
 		flows = append(flows, fmt.Sprintf(`{"src": "h%d", "dst": "r0", "size": "%dB", "start": "%dps"}`, i, e.Size, int64(t)))
 	}
+	params := ""
+	if len(e.Params) > 0 {
+		b, _ := json.Marshal(e.Params)
+		params = fmt.Sprintf(`, "params": %s`, b)
+	}
 	dur := ""
 	if e.Limit > 0 {
 		dur = fmt.Sprintf(` "duration": "%dps",`, int64(e.Limit))
@@ -58,9 +67,9 @@ func (e Episode) Scenario(algo string) []byte {
   "seed": %d,%s
   "topology": {"kind": "dumbbell", "senders": %d, "receivers": 1,
     "hostLink": {"rate": %q, "delay": %q}, "bottleneck": {"rate": %q, "delay": %q}},
-  "cc": {"algorithm": %q},
+  "cc": {"algorithm": %q%s},
   "workload": [{"kind": "flows", "flows": [%s]}]
-}`, e.FanIn, e.FanIn, e.Seed, dur, e.FanIn, e.Rate, e.Delay, e.Rate, e.Delay, algo, strings.Join(flows, ",\n    "))
+}`, e.FanIn, e.FanIn, e.Seed, dur, e.FanIn, e.Rate, e.Delay, e.Rate, e.Delay, algo, params, strings.Join(flows, ",\n    "))
 }
 
 // Trajectory is what one flow's agent did in an episode: its observations,

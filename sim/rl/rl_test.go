@@ -204,6 +204,8 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{func(c *Config) { c.Stages = []int{2, 0} }, "stages"},
 		{func(c *Config) { c.Gamma = math.NaN() }, "gamma"},
 		{func(c *Config) { c.Size = 10 }, "size"},
+		{func(c *Config) { c.Params = map[string]float64{"nope": 1} }, "params.nope"},
+		{func(c *Config) { c.Params = map[string]float64{"alpha": 7} }, "params.alpha"},
 	} {
 		c := DefaultConfig("fdcc")
 		tc.edit(&c)
@@ -211,6 +213,27 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want one naming %q", err, tc.want)
 		}
+	}
+}
+
+// Config.Params reach every episode's algorithm: the thesis' literal
+// reward (shareReward 0) and the lab's fair-share one give different
+// rewards on the same episode.
+func TestParamsReachEpisodes(t *testing.T) {
+	rewards := map[float64]float64{}
+	for _, share := range []float64{0, 1} {
+		c := DefaultConfig("fdcc")
+		c.Episodes, c.Round, c.Updates, c.EvalEvery, c.Stages, c.Size = 1, 1, 0, 0, []int{4}, 200_000
+		c.Params = map[string]float64{"shareReward": share}
+		tr := newTrainer(t, c)
+		p, err := tr.Round(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rewards[share] = p.Reward
+	}
+	if rewards[0] == rewards[1] {
+		t.Fatalf("shareReward 0 and 1 gave the same mean reward %v", rewards[0])
 	}
 }
 

@@ -49,7 +49,11 @@ type Config struct {
 	Spread        sim.Time // start window; 0: 1 ms × Size / 20 MB
 	Limit         sim.Time // episode time cap; 0: 20 × the ideal incast time
 	Rate, Delay   string
-	TD3           fdcc.TD3Config
+	// Params are the algorithm's parameters in every episode (registry
+	// names and units; the rest keep their defaults), e.g. fdcc's
+	// shareReward.
+	Params map[string]float64 `json:",omitempty"`
+	TD3    fdcc.TD3Config
 	// EvalEvery runs the evaluation episodes every so many episodes (0:
 	// never); their results are in the progress and the learning curve.
 	EvalEvery int
@@ -130,6 +134,11 @@ func (c *Config) validate() error {
 			return bad("stages", "fan-in %d not in [1, 1024]", n)
 		}
 	}
+	if a, ok := cc.Lookup(c.Algo); ok && len(c.Params) > 0 {
+		if _, errs := a.Resolve("", c.Params, 0); len(errs) > 0 {
+			return bad("params."+errs[0].Param, "%s", errs[0].Msg)
+		}
+	}
 	if c.Spread == 0 {
 		c.Spread = sim.Time(float64(cc.Millisecond) * float64(c.Size) / 20e6)
 	}
@@ -157,9 +166,13 @@ type Eval struct {
 	Reward float64
 	// Score ranks policies (lower is better): the mean over the
 	// evaluation episodes of FCT slowdown ÷ fan-in (about 1 for a fair,
-	// work-conserving incast), plus 10 for every episode with an
-	// unfinished flow. The lab's choice of how to pick a policy from a
-	// run (the thesis gives none); the reward would pick a starving one.
+	// work-conserving incast) + the unfair ratio + the peak queue ÷ (fan-in
+	// × BDP) (about 1 when every flow keeps a one-BDP window), plus 10 for
+	// every episode with an unfinished flow: what the thesis measures its
+	// agent by (Table 6.2). The lab's choice of how to pick a policy from a
+	// run (the thesis gives none); the reward would pick a starving one,
+	// and slowdown alone cannot tell a policy that holds a one-BDP window
+	// from one that keeps the queue short.
 	Score float64
 	// Per evaluation episode, in order.
 	Unfair   []float64 // (max − mean)/mean of per-flow goodput size/FCT
@@ -201,7 +214,7 @@ func NewTrainer(cfg Config) (*Trainer, error) {
 	t := &Trainer{cfg: cfg, arch: arch, td3: td3, replay: NewReplay(cfg.ReplaySteps, arch.Obs), pcg: pcg, rng: rand.New(pcg)}
 	if len(t.cfg.Eval) == 0 {
 		for _, n := range []int{4, 16} {
-			t.cfg.Eval = append(t.cfg.Eval, Episode{FanIn: n, Size: cfg.Size, Rate: cfg.Rate, Delay: cfg.Delay, Spread: cfg.Spread, Seed: 1_000_000 + uint64(n)})
+			t.cfg.Eval = append(t.cfg.Eval, Episode{FanIn: n, Size: cfg.Size, Rate: cfg.Rate, Delay: cfg.Delay, Spread: cfg.Spread, Seed: 1_000_000 + uint64(n), Params: cfg.Params})
 		}
 	}
 	return t, nil
@@ -246,7 +259,7 @@ func (t *Trainer) fanIn(ep int) (n, newest int) {
 }
 
 func (t *Trainer) episode(n int, seed uint64) Episode {
-	e := Episode{FanIn: n, Size: t.cfg.Size, Rate: t.cfg.Rate, Delay: t.cfg.Delay, Spread: t.cfg.Spread, Seed: seed, Limit: t.cfg.Limit}
+	e := Episode{FanIn: n, Size: t.cfg.Size, Rate: t.cfg.Rate, Delay: t.cfg.Delay, Spread: t.cfg.Spread, Seed: seed, Limit: t.cfg.Limit, Params: t.cfg.Params}
 	if e.Limit == 0 {
 		// 20 × the time the incast needs at line rate, plus the spread.
 		rate, _ := scenarios.ParseRate(t.cfg.Rate)
@@ -379,7 +392,10 @@ func (t *Trainer) Evaluate(ctx context.Context, p *fdcc.Policy) (*Eval, error) {
 		ev.PeakQ = append(ev.PeakQ, m.PeakQueue)
 		ev.Slowdown = append(ev.Slowdown, m.Slowdown)
 		ev.Finished = append(ev.Finished, o.Finished == o.Flows)
-		s := m.Slowdown / float64(o.Flows)
+		s := m.Slowdown/float64(o.Flows) + m.Unfair
+		if bdp := o.Result.MaxBDP; bdp > 0 {
+			s += float64(m.PeakQueue) / float64(int64(o.Flows)*bdp)
+		}
 		if o.Finished < o.Flows {
 			s += 10
 		}
