@@ -45,6 +45,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	evalEvery := fs.Int("eval-every", def.EvalEvery, "evaluate the policy on 4-to-1 and 16-to-1 every so many episodes (0: never)")
 	workers := fs.Int("workers", 0, "episodes simulated at once (0: one per core; does not change the result)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	spread := fs.String("spread", "", "window the flows of an episode start in (default: 1ms, the thesis' \"within 1 ms\")")
 	params := map[string]float64{}
 	fs.Func("set", "an algorithm parameter in every episode, NAME=VALUE (repeatable; e.g. shareReward=1)", func(v string) error {
 		name, val, ok := strings.Cut(v, "=")
@@ -94,6 +95,13 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		if cfg.Size, err = scenarios.ParseSize(*size); err != nil {
 			return &usageError{"--size: " + err.Error()}
+		}
+		if *spread != "" {
+			d, err := scenarios.ParseTime(*spread)
+			if err != nil || d <= 0 {
+				return &usageError{fmt.Sprintf("--spread: %q is not a positive duration", *spread)}
+			}
+			cfg.Spread = d
 		}
 		cfg.Stages = nil
 		for _, f := range strings.Split(*stages, ",") {

@@ -60,9 +60,10 @@ func rlccNote(algo string) string {
 
 // fdccPolicyReading is what every experiment's Reading says of FDCC's
 // policy (one place to change when another policy ships).
-const fdccPolicyReading = "FDCC decides with the policy the lab ships (`cclab train fdcc`, cc/fdcc/shipped/README.md), " +
-	"which never shrinks a window: FDCC's results are those of a fixed one-BDP window, as are RL-CC's while no RL-CC " +
-	"policy ships."
+const fdccPolicyReading = "FDCC decides with the policy the lab ships (`cclab train fdcc` at its defaults, " +
+	"cc/fdcc/shipped/README.md): trained on 2 MB dumbbell incasts of 2 to 32 flows with Algorithm 1's probing reward counted " +
+	"in fair shares (fdcc's shareReward; in the thesis' literal link-rate units a starved flow scores nearly what a fair one " +
+	"does and training learns to starve flows) and windows floored to whole bytes (floorPackets off)."
 
 // goodputNote explains a goodput below the thesis' for the algorithms
 // whose INT bytes (and, for HPCC, target utilisation) cap it.

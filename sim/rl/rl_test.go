@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"cclab/cc"
 	"cclab/cc/fdcc"
+	"cclab/sim"
 )
 
 // TestReplaySampleNStep checks a drawn sample against a hand-built
@@ -64,7 +66,7 @@ func tinyConfig(algo string) Config {
 	c := DefaultConfig(algo)
 	c.Hidden, c.Episodes, c.Round, c.Updates, c.Batch = 8, 4, 2, 3, 8
 	c.Stages, c.StageEpisodes = []int{2, 3}, 2
-	c.Size = 30_000
+	c.Size, c.Spread = 30_000, 3*sim.Time(cc.Microsecond)/2 // the spread 30 KB flows had before it was 1 ms: they overlap
 	c.EvalEvery = 4
 	c.RandomEpisodes = 2
 	return c
@@ -101,7 +103,7 @@ func TestTrainSmoke(t *testing.T) {
 					t.Fatalf("round %+v", p)
 				}
 			}
-			if ev := curve[len(curve)-1].Eval; ev == nil || len(ev.Finished) != 2 {
+			if ev := curve[len(curve)-1].Eval; ev == nil || len(ev.Finished) != 3 { // 1, 4 and 16-to-1
 				t.Fatalf("last round's evaluation %+v", ev)
 			}
 			if reflect.DeepEqual(first, mustPolicy(t, tr)) {
