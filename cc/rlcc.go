@@ -29,9 +29,14 @@ import "math"
 // RTT ÷ the flow's base RTT; the agent decides at most once per gate × the
 // previous RTT on an ACK (the paper's agent steps on each RTT probe); the
 // window is the host in-flight window of one BDP every algorithm gets in
-// the FDCC thesis (L538); the lab trains RL-CC with its TD3 trainer and
-// LSTM-TD3 network (the paper's own trainer is ADPG, a policy gradient,
-// with a 12×12 MLP), with the reward above.
+// the FDCC thesis (L538). The lab trains RL-CC with the paper's own
+// trainer, ADPG (sim/rl/adpg.go: the gradient of its loss with respect to
+// each action is the rtt_reward that followed it), on the lab's LSTM-TD3
+// actor of width 12 (adpg.py: a 12×12 MLP); `cclab train rlcc --method
+// td3` trains it with TD3 on the reward above instead, which settles on
+// the minimum rate. The policy the registry's rlcc decides with ships in
+// cc/fdcc/shipped/rlcc.safetensors (provenance and measurements in
+// cc/fdcc/shipped/README.md).
 // RLCC is the rlcc registry entry deciding with opt's policy.
 func RLCC(opt Learned) *Algorithm {
 	o := opt
@@ -46,7 +51,9 @@ func RLCC(opt Learned) *Algorithm {
 		Title: "RL-CC (deep-RL rate control, Tessler et al.)",
 		Help: "A neural network trained by reinforcement learning multiplies the flow's rate by 0.83 to 1.2 on each step, " +
 			"steering its RTT inflation × √rate to a target, so that flows share the link without a switch's help. " +
-			"No trained policy ships yet: give one with cc.policy; without it flows keep their line rate and one-BDP window.",
+			"The lab ships a policy trained with the paper's ADPG (cclab train rlcc): on 4- and 16-to-1 incasts of 20 MB " +
+			"every flow finishes with an FCT slowdown near the fan-in and the bottleneck queue holds near the target " +
+			"instead of one window per flow; give another with cc.policy.",
 		Param: []Param{
 			{Name: "inc", Kind: KindNumber, Default: 0.2, Min: 0.001, Max: 1, Live: true, Help: "action_multiplier_inc: m = 1 + inc·out for out ≥ 0 (RL-CC: 0.2)."},
 			{Name: "dec", Kind: KindNumber, Default: 0.2, Min: 0.001, Max: 1, Live: true, Help: "action_multiplier_dec: m = 1/(1 − dec·out) for out < 0 (RL-CC: 0.2)."},

@@ -27,6 +27,7 @@ const (
 	metaNoiseClip   = "fdcc.td3.noise_clip"
 	metaPolicyDelay = "fdcc.td3.policy_delay"
 	metaPreAct      = "fdcc.td3.preact_penalty"
+	metaAdamEps     = "fdcc.td3.adam_eps"
 	metaUpdates     = "fdcc.td3.updates"
 	metaRNG         = "fdcc.td3.rng"
 )
@@ -181,6 +182,9 @@ func SaveCheckpoint(w io.Writer, t *TD3, meta map[string]string) error {
 	m[metaNoiseClip] = formatFloat(c.NoiseClip)
 	m[metaPolicyDelay] = strconv.Itoa(c.PolicyDelay)
 	m[metaPreAct] = formatFloat(c.PreActPenalty)
+	if c.AdamEps != 0 {
+		m[metaAdamEps] = formatFloat(c.AdamEps)
+	}
 	m[metaUpdates] = strconv.Itoa(t.updates)
 	state, err := t.pcg.MarshalBinary()
 	if err != nil {
@@ -234,6 +238,11 @@ func checkpointFrom(f *nn.File) (*TD3, error) {
 	}
 	if _, ok := m[metaPreAct]; ok {
 		if c.PreActPenalty, err = metaFloat(m, metaPreAct); err != nil {
+			return nil, err
+		}
+	}
+	if _, ok := m[metaAdamEps]; ok {
+		if c.AdamEps, err = metaFloat(m, metaAdamEps); err != nil {
 			return nil, err
 		}
 	}

@@ -314,3 +314,56 @@ func BenchmarkAct(b *testing.B) {
 		})
 	}
 }
+
+// TestAddActorGrad checks the actor-only path a caller-given action
+// gradient takes: two AddActorGrad calls on two parts of a batch add up to
+// the gradient of the whole loss L = Σ c_i·y_i + ½ Σ y_i², which depends
+// on the outputs, as ADPG's smoothing term does.
+func TestAddActorGrad(t *testing.T) {
+	a := Arch{Obs: 2, Hist: 1, Hidden: 5, ActLimit: 1.5}
+	td := mustTD3(t, a, DefaultTD3Config(), 9)
+	rng := rand.New(rand.NewPCG(9, 9))
+	b := randBatch(rng, a, []int{1, 0, 1, 1, 0})
+	c := randVec(rng, b.N, 1)
+	part := func(lo, hi int) (hist []float64, lens []int, obs []float64) {
+		h, o := a.Hist*a.Obs, a.Obs
+		return b.Hist[lo*h : hi*h], b.HistLen[lo:hi], b.Obs[lo*o : hi*o]
+	}
+	lossOn := func(lo int) func(y, dy []float64) float64 {
+		return func(y, dy []float64) float64 {
+			l := 0.0
+			for i, v := range y {
+				l += c[lo+i]*v + 0.5*v*v
+				dy[i] = c[lo+i] + v
+			}
+			return l
+		}
+	}
+	td.ZeroActorGrad()
+	h, l, o := part(0, 2)
+	got := td.AddActorGrad(h, l, o, lossOn(0))
+	h, l, o = part(2, b.N)
+	got += td.AddActorGrad(h, l, o, lossOn(2))
+	var w work
+	loss := func() float64 {
+		y := td.actor.forward(&w, b.Hist, b.HistLen, b.Obs, nil, b.N)
+		s := 0.0
+		for i, v := range y {
+			s += c[i]*v + 0.5*v*v
+		}
+		return s
+	}
+	if want := loss(); math.Abs(got-want) > 1e-12 {
+		t.Fatalf("AddActorGrad's losses sum to %v, the whole batch's is %v", got, want)
+	}
+	for _, p := range td.actor.params {
+		checkGrad(t, p.Name, p.Value, append([]float64(nil), p.Grad...), loss)
+	}
+	for _, p := range td.qParams {
+		for _, g := range p.Grad {
+			if g != 0 {
+				t.Fatalf("AddActorGrad touched critic gradient %s", p.Name)
+			}
+		}
+	}
+}

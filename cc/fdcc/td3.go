@@ -32,6 +32,9 @@ type TD3Config struct {
 	// saturate at its limit, where its gradient vanishes and it never
 	// comes back. 0 (LSTM-TD3's default) leaves the loss as TD3's.
 	PreActPenalty float64
+	// AdamEps is both optimisers' ε; 0 is PyTorch's default, 1e-8
+	// (LSTM-TD3 keeps it; RL-CC's ADPG, agents/adpg.py, uses 1e-5).
+	AdamEps float64
 }
 
 // DefaultTD3Config returns LSTM-TD3's defaults: polyak 0.995, pi_lr =
@@ -56,6 +59,8 @@ func (c TD3Config) Validate() error {
 		return fmt.Errorf("fdcc: TD3 config: NoiseClip %v is negative", c.NoiseClip)
 	case !ok(c.PreActPenalty) || c.PreActPenalty < 0:
 		return fmt.Errorf("fdcc: TD3 config: PreActPenalty %v is negative", c.PreActPenalty)
+	case !ok(c.AdamEps) || c.AdamEps < 0:
+		return fmt.Errorf("fdcc: TD3 config: AdamEps %v is negative", c.AdamEps)
 	case c.PolicyDelay < 1:
 		return fmt.Errorf("fdcc: TD3 config: PolicyDelay %d is below 1", c.PolicyDelay)
 	}
@@ -116,6 +121,9 @@ type TD3 struct {
 	shards [numShards]*shard
 	noise  []float64 // one target-noise draw per sample
 	y      []float64 // the critics' target
+
+	wActor work      // AddActorGrad's activations
+	dy     []float64 // AddActorGrad's output gradient
 }
 
 // numShards is the number of parts Update splits a batch into. Each part's
@@ -156,6 +164,9 @@ func NewTD3(arch Arch, cfg TD3Config, seed uint64) (*TD3, error) {
 	t.qParams = append(append(nn.Params{}, t.q1.params...), t.q2.params...)
 	t.piOpt = nn.NewAdam(t.actor.params, t.cfg.PiLR)
 	t.qOpt = nn.NewAdam(t.qParams, t.cfg.QLR)
+	if cfg.AdamEps > 0 {
+		t.piOpt.Eps, t.qOpt.Eps = cfg.AdamEps, cfg.AdamEps
+	}
 	for k := range t.shards {
 		sh := &shard{actor: t.actor.shadow(), q1: t.q1.shadow(), q2: t.q2.shadow()}
 		sh.qParams = append(append(nn.Params{}, sh.q1.params...), sh.q2.params...)
@@ -418,6 +429,53 @@ func (t *TD3) shardActorGrads(sh *shard, p *Batch, total int) {
 	}
 	sh.q1.actionGrad(&sh.wq1, sh.dq1, n)
 	sh.actor.backward(&sh.wa, sh.wq1.dact, n, false)
+}
+
+// ZeroActorGrad clears the actor's parameter gradients, before a series
+// of AddActorGrad calls.
+func (t *TD3) ZeroActorGrad() { t.actor.params.ZeroGrad() }
+
+// AddActorGrad runs the actor on n = len(histLen) samples laid out as a
+// Batch's (hist n×Hist×Obs, the first histLen[i] rows of sample i valid;
+// obs n×Obs) and adds to its parameter gradients those of a loss L of its
+// outputs y_i = π(h_i, o_i). grad is handed y and writes ∂L/∂y_i into dy
+// (both of length n, valid during the call only); its return value, L,
+// is AddActorGrad's. This is the path TD3's actor update takes with
+// ∂L/∂y_i = −∂Q1/∂a / N; a learner whose gradient with respect to the
+// action is given analytically (RL-CC's ADPG, package sim/rl) supplies
+// its own. No pre-tanh penalty is added. It panics on inputs of the
+// wrong size.
+func (t *TD3) AddActorGrad(hist []float64, histLen []int, obs []float64, grad func(y, dy []float64) float64) float64 {
+	a, n := t.arch, len(histLen)
+	if n == 0 {
+		return grad(nil, nil)
+	}
+	if len(hist) != n*a.Hist*a.Obs || len(obs) != n*a.Obs {
+		panic(fmt.Sprintf("fdcc: AddActorGrad: %d samples with %d history and %d observation values, want %d and %d",
+			n, len(hist), len(obs), n*a.Hist*a.Obs, n*a.Obs))
+	}
+	w := &t.wActor
+	w.preReg = 0
+	y := t.actor.forward(w, hist, histLen, obs, nil, n)
+	t.dy = growf(t.dy, n)
+	clear(t.dy)
+	loss := grad(y, t.dy)
+	t.actor.backward(w, t.dy, n, false)
+	return loss
+}
+
+// StepActor takes one Adam step on the actor from its gradients; with
+// clip > 0 it first clips every gradient value to [−clip, clip] (PyTorch's
+// clip_grad_value_). The critics, the targets and Updates are untouched.
+func (t *TD3) StepActor(clip float64) {
+	if clip > 0 {
+		for _, p := range t.actor.params {
+			for i, g := range p.Grad {
+				p.Grad[i] = clamp(g, -clip, clip)
+			}
+		}
+	}
+	t.piOpt.Step()
 }
 
 func clamp(v, lo, hi float64) float64 { return min(max(v, lo), hi) }

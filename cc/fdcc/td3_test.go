@@ -337,3 +337,59 @@ func BenchmarkUpdate(b *testing.B) {
 		})
 	}
 }
+
+// TestStepActor: StepActor clips every actor gradient to ±clip, then moves
+// the actor and only the actor; the step count of its Adam is saved, and
+// AdamEps survives a checkpoint.
+func TestStepActor(t *testing.T) {
+	a := Arch{Obs: 2, Hist: 1, Hidden: 4, ActLimit: 1}
+	cfg := DefaultTD3Config()
+	cfg.PiLR, cfg.AdamEps = 0.01, 1e-5
+	td := mustTD3(t, a, cfg, 4)
+	before := checkpointBytes(t, td)
+	q1 := append([]float64(nil), td.q1.params[0].Value...)
+	hist, lens, obs := []float64{0.3, -0.2, 0, 0}, []int{1, 0}, []float64{1, 2, -1, 0.5}
+	td.ZeroActorGrad()
+	td.AddActorGrad(hist, lens, obs, func(y, dy []float64) float64 {
+		for i := range dy {
+			dy[i] = 1000 // far beyond the clip
+		}
+		return 0
+	})
+	big := false
+	for _, p := range td.actor.params {
+		for _, g := range p.Grad {
+			big = big || math.Abs(g) > 0.5
+		}
+	}
+	if !big {
+		t.Fatal("the test's gradient is within the clip already")
+	}
+	td.StepActor(0.5)
+	for _, p := range td.actor.params {
+		for _, g := range p.Grad {
+			if math.Abs(g) > 0.5 {
+				t.Fatalf("%s: gradient %v after clipping to 0.5", p.Name, g)
+			}
+		}
+	}
+	if td.piOpt.Steps != 1 || td.Updates() != 0 {
+		t.Fatalf("actor Adam steps %d, updates %d; want 1 and 0", td.piOpt.Steps, td.Updates())
+	}
+	for i, v := range td.q1.params[0].Value {
+		if v != q1[i] {
+			t.Fatal("StepActor moved a critic")
+		}
+	}
+	after := checkpointBytes(t, td)
+	if bytes.Equal(before, after) {
+		t.Fatal("StepActor changed nothing")
+	}
+	back, _, err := LoadCheckpoint(bytes.NewReader(after))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Config() != cfg || back.piOpt.Eps != 1e-5 || back.qOpt.Eps != 1e-5 {
+		t.Fatalf("loaded config %+v, Adam ε %v %v", back.Config(), back.piOpt.Eps, back.qOpt.Eps)
+	}
+}

@@ -36,9 +36,9 @@ Usage:
       Seed 003's linearised QCN and QCN-AIMD: τ*, τ̂, the exact delay margin and the
       phase margin at an RTT ("cclab stability margins -h" lists the parameters).
 
-  cclab train fdcc|rlcc --out DIR [--episodes N] [--hidden N] [--seed N] [--resume] ...
-      Train seed 001's learned congestion control on the curriculum of dumbbell incasts
-      ("cclab train -h" lists the settings); writes policy.safetensors, curve.csv,
+  cclab train fdcc|rlcc --out DIR [--method td3|adpg] [--episodes N] [--hidden N] [--seed N] [--resume] ...
+      Train seed 001's learned congestion control on dumbbell incasts, FDCC with TD3 and
+      RL-CC with its own ADPG by default ("cclab train -h" lists the settings); writes policy.safetensors, curve.csv,
       train.json and checkpoint/; Ctrl-C saves a checkpoint, --resume continues it.
 
 The scenario format and the result files are described in the lab's

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -24,23 +25,26 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	def := rl.DefaultConfig("fdcc")
+	adpg := rl.DefaultConfig("rlcc")
 	out := fs.String("out", "", "directory for policy.safetensors, curve.csv, train.json and checkpoint/ (required)")
 	resume := fs.Bool("resume", false, "continue the run whose checkpoint is in --out (its settings; --episodes may raise the total)")
-	episodes := fs.Int("episodes", def.Episodes, "episodes in all")
-	hidden := fs.Int("hidden", def.Hidden, "width of every hidden layer")
+	method := fs.String("method", "", "trainer: td3 (LSTM-TD3) or adpg (RL-CC's own, rlcc only); default td3 for fdcc, adpg for rlcc. "+
+		"Flags not given take the method's defaults (the ones shown are TD3's; ADPG's differ where noted)")
+	episodes := fs.Int("episodes", def.Episodes, fmt.Sprintf("episodes in all (adpg: %d)", adpg.Episodes))
+	hidden := fs.Int("hidden", def.Hidden, fmt.Sprintf("width of every hidden layer (adpg: %d)", adpg.Hidden))
 	seed := fs.Uint64("seed", def.Seed, "seed of the whole run")
-	stageEps := fs.Int("stage-episodes", def.StageEpisodes, "episodes per curriculum stage")
-	stages := fs.String("stages", "2,4,8,16,32", "the curriculum's fan-ins")
+	stageEps := fs.Int("stage-episodes", def.StageEpisodes, fmt.Sprintf("episodes per curriculum stage (adpg: %d)", adpg.StageEpisodes))
+	stages := fs.String("stages", "2,4,8,16,32", "the curriculum's fan-ins (adpg: 4,8,32)")
 	size := fs.String("size", "2MB", "payload per flow")
-	round := fs.Int("round", def.Round, "episodes played at once with one snapshot of the policy (changes the result)")
-	updates := fs.Int("updates", def.Updates, "gradient steps per episode")
-	batch := fs.Int("batch", def.Batch, "samples per gradient step")
-	nstep := fs.Int("nstep", def.NStep, "n of the n-step return")
-	noise := fs.Float64("noise", def.Noise, "exploration noise σ, in units of the output limit")
-	randomEps := fs.Int("random-episodes", def.RandomEpisodes, "first episodes played with uniformly random actions")
-	preact := fs.Float64("preact-penalty", def.TD3.PreActPenalty, "weight of the actor's pre-tanh penalty")
-	lr := fs.Float64("lr", def.TD3.PiLR, "Adam's learning rate, actor and critics")
-	epsilon := fs.Float64("epsilon", def.Epsilon, "probability that a training step's action is uniformly random")
+	round := fs.Int("round", def.Round, "episodes played at once with one snapshot of the policy (changes the result; adpg: one update per round)")
+	updates := fs.Int("updates", def.Updates, "gradient steps per episode (td3)")
+	batch := fs.Int("batch", def.Batch, "samples per gradient step (td3)")
+	nstep := fs.Int("nstep", def.NStep, "n of the n-step return (td3)")
+	noise := fs.Float64("noise", def.Noise, "exploration noise σ, in units of the output limit (td3)")
+	randomEps := fs.Int("random-episodes", def.RandomEpisodes, "first episodes played with uniformly random actions (td3)")
+	preact := fs.Float64("preact-penalty", def.TD3.PreActPenalty, "weight of the actor's pre-tanh penalty (td3)")
+	lr := fs.Float64("lr", def.TD3.PiLR, fmt.Sprintf("Adam's learning rate, actor and critics (adpg: the actor's, %g)", adpg.ADPG.LR))
+	epsilon := fs.Float64("epsilon", def.Epsilon, "probability that a training step's action is uniformly random (td3)")
 	every := fs.Int("checkpoint-every", 20, "save a checkpoint every so many episodes (and at the end, and on Ctrl-C)")
 	evalEvery := fs.Int("eval-every", def.EvalEvery, "evaluate the policy on 4-to-1 and 16-to-1 every so many episodes (0: never)")
 	workers := fs.Int("workers", 0, "episodes simulated at once (0: one per core; does not change the result)")
@@ -67,10 +71,10 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return &usageError{"--out DIR is required"}
 	}
 	ckpt := filepath.Join(*out, "checkpoint")
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var t *rl.Trainer
 	if *resume {
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		n := 0
 		if set["episodes"] {
 			n = *episodes
@@ -82,19 +86,46 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return &usageError{fmt.Sprintf("the checkpoint in %s trains %s, not %s", ckpt, t.Config().Algo, pos[0])}
 		}
 	} else {
-		cfg := rl.DefaultConfig(pos[0])
-		cfg.Episodes, cfg.Hidden, cfg.Seed, cfg.StageEpisodes = *episodes, *hidden, *seed, *stageEps
-		cfg.Round, cfg.Updates, cfg.Batch, cfg.NStep, cfg.Noise, cfg.EvalEvery, cfg.Workers = *round, *updates, *batch, *nstep, *noise, *evalEvery, *workers
-		cfg.RandomEpisodes, cfg.TD3.PreActPenalty = *randomEps, *preact
-		cfg.TD3.PiLR, cfg.TD3.QLR, cfg.Epsilon = *lr, *lr, *epsilon
+		if *method != "" && *method != "td3" && *method != "adpg" {
+			return &usageError{fmt.Sprintf("--method: %q is not a trainer (td3 or adpg)", *method)}
+		}
+		// The method's defaults, then the flags given.
+		cfg := rl.MethodConfig(pos[0], *method)
+		cfg.Method = cmp.Or(*method, cfg.Method)
+		for _, f := range []struct {
+			name  string
+			apply func()
+		}{
+			{"episodes", func() { cfg.Episodes = *episodes }},
+			{"hidden", func() { cfg.Hidden = *hidden }},
+			{"seed", func() { cfg.Seed = *seed }},
+			{"stage-episodes", func() { cfg.StageEpisodes = *stageEps }},
+			{"round", func() { cfg.Round = *round }},
+			{"updates", func() { cfg.Updates = *updates }},
+			{"batch", func() { cfg.Batch = *batch }},
+			{"nstep", func() { cfg.NStep = *nstep }},
+			{"noise", func() { cfg.Noise = *noise }},
+			{"eval-every", func() { cfg.EvalEvery = *evalEvery }},
+			{"random-episodes", func() { cfg.RandomEpisodes = *randomEps }},
+			{"preact-penalty", func() { cfg.TD3.PreActPenalty = *preact }},
+			{"lr", func() { cfg.TD3.PiLR, cfg.TD3.QLR, cfg.ADPG.LR = *lr, *lr, *lr }},
+			{"epsilon", func() { cfg.Epsilon = *epsilon }},
+		} {
+			if set[f.name] {
+				f.apply()
+			}
+		}
+		cfg.Workers = *workers
 		if len(params) > 0 {
 			if cfg.Params == nil {
 				cfg.Params = map[string]float64{}
 			}
 			maps.Copy(cfg.Params, params)
 		}
-		if cfg.Size, err = scenarios.ParseSize(*size); err != nil {
-			return &usageError{"--size: " + err.Error()}
+		if set["size"] {
+			if cfg.Size, err = scenarios.ParseSize(*size); err != nil {
+				return &usageError{"--size: " + err.Error()}
+			}
 		}
 		if *spread != "" {
 			d, err := scenarios.ParseTime(*spread)
@@ -103,13 +134,15 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 			cfg.Spread = d
 		}
-		cfg.Stages = nil
-		for _, f := range strings.Split(*stages, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil {
-				return &usageError{fmt.Sprintf("--stages: %q is not a fan-in", f)}
+		if set["stages"] {
+			cfg.Stages = nil
+			for _, f := range strings.Split(*stages, ",") {
+				n, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil {
+					return &usageError{fmt.Sprintf("--stages: %q is not a fan-in", f)}
+				}
+				cfg.Stages = append(cfg.Stages, n)
 			}
-			cfg.Stages = append(cfg.Stages, n)
 		}
 		if t, err = rl.NewTrainer(cfg); err != nil {
 			return &usageError{err.Error()}
@@ -119,8 +152,8 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	cfg := t.Config()
-	fmt.Fprintf(stderr, "training %s: %d episodes (from %d), hidden %d, seed %d, curriculum %v × %d episodes\n",
-		cfg.Algo, cfg.Episodes, t.Episode(), cfg.Hidden, cfg.Seed, cfg.Stages, cfg.StageEpisodes)
+	fmt.Fprintf(stderr, "training %s with %s: %d episodes (from %d), hidden %d, seed %d, curriculum %v × %d episodes\n",
+		cfg.Algo, cfg.Method, cfg.Episodes, t.Episode(), cfg.Hidden, cfg.Seed, cfg.Stages, cfg.StageEpisodes)
 	lastSave := t.Episode()
 	finish := func(interrupted bool) error {
 		if err := t.Save(ckpt); err != nil {
@@ -148,7 +181,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		if !*quiet {
-			fmt.Fprintf(stderr, "\r%s", progressLine(p))
+			fmt.Fprintf(stderr, "\r%s", progressLine(p, cfg.Method))
 			if p.Eval != nil {
 				fmt.Fprintf(stderr, "\n  eval: %s\n", evalLine(p.Eval))
 			}
@@ -169,11 +202,15 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return finish(false)
 }
 
-func progressLine(p rl.Progress) string {
+func progressLine(p rl.Progress, method string) string {
 	const width = 24
 	n := p.Episode * width / max(p.Episodes, 1)
-	return fmt.Sprintf("[%s%s] episode %d/%d  stage %d-to-1  reward %+.3f  critic loss %.4g  %.0f s   ",
-		strings.Repeat("#", n), strings.Repeat(".", width-n), p.Episode, p.Episodes, p.FanIn, p.Reward, p.CriticLoss, p.Wall.Seconds())
+	loss := fmt.Sprintf("critic loss %.4g", p.CriticLoss)
+	if method == "adpg" {
+		loss = fmt.Sprintf("ADPG loss %+.4g", p.ActorLoss)
+	}
+	return fmt.Sprintf("[%s%s] episode %d/%d  stage %d-to-1  reward %+.3f  %s  %.0f s   ",
+		strings.Repeat("#", n), strings.Repeat(".", width-n), p.Episode, p.Episodes, p.FanIn, p.Reward, loss, p.Wall.Seconds())
 }
 
 func evalLine(e *rl.Eval) string {

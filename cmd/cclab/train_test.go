@@ -72,3 +72,36 @@ func TestTrainThenRunWithThePolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainMethod: rlcc trains with ADPG unless --method says td3, and
+// its defaults are ADPG's where no flag is given; fdcc cannot take ADPG.
+func TestTrainMethod(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string // in train.json
+	}{
+		{[]string{"rlcc"}, []string{`"Method": "adpg"`, `"Hidden": 12`, `"Stages": [` + "\n      4,"}},
+		{[]string{"rlcc", "--method", "td3"}, []string{`"Method": "td3"`, `"Hidden": 16`}},
+		{[]string{"rlcc", "--hidden", "6", "--lr", "0.003"}, []string{`"Method": "adpg"`, `"Hidden": 6`, `"LR": 0.003`}},
+	} {
+		dir := t.TempDir()
+		args := append([]string{"train"}, tc.args...)
+		args = append(args, "--out", dir, "--episodes", "2", "--round", "2", "--size", "100KB", "--eval-every", "0", "--quiet")
+		code, _, stderr := runCLI(t, context.Background(), args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		js := readFile(t, filepath.Join(dir, "train.json"))
+		for _, w := range tc.want {
+			if !strings.Contains(js, w) {
+				t.Errorf("%v: train.json lacks %q:\n%s", tc.args, w, js)
+			}
+		}
+	}
+	for _, args := range [][]string{{"fdcc", "--method", "adpg"}, {"rlcc", "--method", "ppo"}} {
+		code, _, stderr := runCLI(t, context.Background(), append(append([]string{"train"}, args...), "--out", t.TempDir(), "--quiet")...)
+		if code == exitOK || !strings.Contains(stderr, "method") {
+			t.Errorf("%v: exit %d, stderr %q, want an error about the method", args, code, stderr)
+		}
+	}
+}

@@ -242,7 +242,8 @@ func TestShortSlowdownsAndPause(t *testing.T) {
 	}
 }
 
-// RL-CC's rows carry a note while no RL-CC policy ships; other rows none.
+// RL-CC's rows carry a note if no RL-CC policy ships (one does); other
+// rows none.
 func TestRLCCNote(t *testing.T) {
 	if rlccNote("hpcc") != "" {
 		t.Error("a note on HPCC's rows")
@@ -250,7 +251,9 @@ func TestRLCCNote(t *testing.T) {
 	if (rlccNote("rlcc") == "") == !shipsPolicy("rlcc") {
 		t.Errorf("rlcc note %q with shipsPolicy %v", rlccNote("rlcc"), shipsPolicy("rlcc"))
 	}
-	if !shipsPolicy("fdcc") {
-		t.Error("fdcc ships a policy, shipsPolicy says no")
+	for _, algo := range []string{"fdcc", "rlcc"} {
+		if !shipsPolicy(algo) {
+			t.Errorf("%s ships a policy, shipsPolicy says no", algo)
+		}
 	}
 }

@@ -94,6 +94,10 @@ func Resume(dir string, episodes int) (*Trainer, error) {
 	if episodes > 0 {
 		st.Config.Episodes = episodes
 	}
+	if st.Config.Method == "" {
+		// Checkpoints written before ADPG were all TD3's.
+		st.Config.Method = "td3"
+	}
 	t, err := NewTrainer(st.Config)
 	if err != nil {
 		return nil, fmt.Errorf("rl: resume: %w", err)

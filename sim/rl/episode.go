@@ -1,9 +1,11 @@
 // Package rl trains the lab's learned congestion-control policies (FDCC and
-// RL-CC, package cc) with TD3 (package cc/fdcc) on the packet engine:
+// RL-CC, package cc) on the packet engine, FDCC with TD3 (package cc/fdcc)
+// and RL-CC with its own trainer, ADPG (adpg.go; TD3 on request):
 // episodes are independent engine runs, played in parallel with a frozen
-// snapshot of the policy; their steps go to a replay memory in a fixed
+// snapshot of the policy; TD3's steps go to a replay memory in a fixed
 // order, and the gradient steps between rounds draw from it with their own
-// seeded stream, so a training run is the same for a seed whatever the
+// seeded stream; ADPG takes one step on each round's episodes, added in
+// their order. So a training run is the same for a seed whatever the
 // number of cores.
 package rl
 

@@ -5,6 +5,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -62,22 +64,33 @@ func TestReplaySampleNStep(t *testing.T) {
 	}
 }
 
+// tinyConfig is a few tiny episodes of algo with its own trainer, or
+// with TD3 for "rlcc-td3".
 func tinyConfig(algo string) Config {
-	c := DefaultConfig(algo)
+	method := ""
+	if algo == "rlcc-td3" {
+		algo, method = "rlcc", "td3"
+	}
+	c := MethodConfig(algo, method)
 	c.Hidden, c.Episodes, c.Round, c.Updates, c.Batch = 8, 4, 2, 3, 8
 	c.Stages, c.StageEpisodes = []int{2, 3}, 2
 	c.Size, c.Spread = 30_000, 3*sim.Time(cc.Microsecond)/2 // the spread 30 KB flows had before it was 1 ms: they overlap
 	c.EvalEvery = 4
-	c.RandomEpisodes = 2
+	if c.Method == "td3" {
+		c.RandomEpisodes = 2
+	} else {
+		c.Size = 200_000 // enough steps per flow for ADPG's rollouts
+	}
 	return c
 }
 
-// TestTrainSmoke is CI's training run: a few tiny episodes. The losses are
-// finite, the policy's weights change, every episode's flows finish, and
-// a second run with the same seed gives the same curve and policy whatever
-// the number of workers.
+// TestTrainSmoke is CI's training run: a few tiny episodes, for FDCC
+// (TD3), RL-CC (ADPG) and RL-CC with TD3. The losses are finite, the
+// policy's weights change, every episode's flows finish, and a second run
+// with the same seed gives the same curve and policy whatever the number
+// of workers.
 func TestTrainSmoke(t *testing.T) {
-	for _, algo := range []string{"fdcc", "rlcc"} {
+	for _, algo := range []string{"fdcc", "rlcc", "rlcc-td3"} {
 		t.Run(algo, func(t *testing.T) {
 			run := func(workers int) (*Trainer, []Progress) {
 				c := tinyConfig(algo)
@@ -98,9 +111,18 @@ func TestTrainSmoke(t *testing.T) {
 			if len(curve) != 2 {
 				t.Fatalf("%d curve points, want 2 rounds", len(curve))
 			}
+			adpg := tr.Config().Method == "adpg"
+			if want := map[string]string{"fdcc": "td3", "rlcc": "adpg", "rlcc-td3": "td3"}[algo]; tr.Config().Method != want {
+				t.Fatalf("trained with %q, want %q", tr.Config().Method, want)
+			}
 			for _, p := range curve {
 				if p.Steps == 0 || math.IsNaN(p.CriticLoss) || math.IsInf(p.CriticLoss, 0) || math.IsNaN(p.Reward) {
 					t.Fatalf("round %+v", p)
+				}
+				// ADPG has no critic and a loss on every round; it keeps
+				// no replay memory.
+				if adpg && (p.CriticLoss != 0 || p.ActorLoss == 0 || math.IsNaN(p.ActorLoss) || math.IsInf(p.ActorLoss, 0) || p.Replay != 0) {
+					t.Fatalf("ADPG round %+v", p)
 				}
 			}
 			if ev := curve[len(curve)-1].Eval; ev == nil || len(ev.Finished) != 3 { // 1, 4 and 16-to-1
@@ -125,9 +147,15 @@ func TestTrainSmoke(t *testing.T) {
 }
 
 // TestResumeIsExact: train 2 rounds, save, resume, train 1 more equals 3
-// rounds straight.
+// rounds straight, with TD3 and with ADPG.
 func TestResumeIsExact(t *testing.T) {
-	c := tinyConfig("fdcc")
+	for _, algo := range []string{"fdcc", "rlcc"} {
+		t.Run(algo, func(t *testing.T) { testResumeIsExact(t, algo) })
+	}
+}
+
+func testResumeIsExact(t *testing.T, algo string) {
+	c := tinyConfig(algo)
 	c.Episodes, c.EvalEvery = 6, 2
 	straight := newTrainer(t, c)
 	for straight.Episode() < 6 {
@@ -149,8 +177,14 @@ func TestResumeIsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if resumed.Config().Method != straight.Config().Method {
+		t.Fatalf("resumed with %q, started with %q", resumed.Config().Method, straight.Config().Method)
+	}
 	if _, err := resumed.Round(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	if bytes.Equal(mustPolicy(t, part), mustPolicy(t, resumed)) {
+		t.Fatal("the resumed round did not train")
 	}
 	if !reflect.DeepEqual(mustPolicy(t, straight), mustPolicy(t, resumed)) {
 		t.Fatal("resumed run's policy differs from the straight run's")
@@ -256,4 +290,37 @@ func mustPolicy(t *testing.T, tr *Trainer) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// TestResumeBeforeADPG: a checkpoint written before the Method setting
+// (trainer.json without it) was TD3's, and resumes as TD3 even for RL-CC,
+// whose default is now ADPG.
+func TestResumeBeforeADPG(t *testing.T) {
+	tr := newTrainer(t, tinyConfig("rlcc-td3"))
+	if _, err := tr.Round(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := tr.Save(dir); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "trainer.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(raw), `"Method": "td3",`, "", 1)
+	if old == string(raw) {
+		t.Fatal("trainer.json has no Method to remove")
+	}
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Resume(dir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Config().Method != "td3" {
+		t.Fatalf("an old RL-CC checkpoint resumed with %q", back.Config().Method)
+	}
 }

@@ -19,8 +19,15 @@ import (
 
 // Config is a training run. Zero fields take the defaults of DefaultConfig.
 type Config struct {
-	Algo   string // "fdcc" or "rlcc"
-	Hidden int    // every hidden layer's width
+	Algo string // "fdcc" or "rlcc"
+	// Method is the trainer: "td3" (the LSTM-TD3 learner, FDCC's) or
+	// "adpg" (RL-CC's own, rlcc only; see ADPGConfig); "" takes the
+	// algorithm's: td3 for fdcc, adpg for rlcc. Replay, Batch, Updates,
+	// NStep, Noise, RandomEpisodes, Epsilon and TD3 are TD3's settings;
+	// ADPG plays each round without exploration and takes one step after
+	// it (Gamma is its discount too).
+	Method string
+	Hidden int // every hidden layer's width
 	Seed   uint64
 
 	// Episodes is the total number of episodes; Round of them are played
@@ -60,21 +67,27 @@ type Config struct {
 	// shareReward.
 	Params map[string]float64 `json:",omitempty"`
 	TD3    fdcc.TD3Config
+	ADPG   ADPGConfig
 	// EvalEvery runs the evaluation episodes every so many episodes (0:
 	// never); their results are in the progress and the learning curve.
 	EvalEvery int
 	Eval      []Episode // default: 4-to-1 and 16-to-1 of the training size
 }
 
-// DefaultConfig is `cclab train` with no flags for algo.
-func DefaultConfig(algo string) Config {
+// DefaultConfig is `cclab train` with no flags for algo: its own
+// trainer's settings (TD3 for fdcc, ADPG for rlcc).
+func DefaultConfig(algo string) Config { return MethodConfig(algo, "") }
+
+// MethodConfig is `cclab train` for algo with trainer method ("td3",
+// "adpg"; "" the algorithm's own) and no other flag.
+func MethodConfig(algo, method string) Config {
 	// LSTM-TD3's defaults, and an actor penalty that keeps its tanh from
 	// saturating (without it the first runs' actor sat at −2 everywhere
 	// after 200 episodes: every window at one packet).
 	td3 := fdcc.DefaultTD3Config()
 	td3.PreActPenalty = 0.01
 	c := Config{
-		Algo: algo, Hidden: 16, Seed: 1,
+		Algo: algo, Method: "td3", Hidden: 16, Seed: 1,
 		Episodes: 2400, Round: 4, Updates: 25,
 		Batch: 64, ReplaySteps: 200_000, NStep: 3, Gamma: 0.99, Noise: 0.1,
 		Stages: []int{2, 4, 8, 16, 32}, StageEpisodes: 480,
@@ -82,6 +95,18 @@ func DefaultConfig(algo string) Config {
 		TD3:            td3,
 		RandomEpisodes: 100, Epsilon: 0.1,
 		EvalEvery: 100,
+	}
+	if method == "adpg" || (method == "" && algo == "rlcc") {
+		// RL-CC's own trainer and its settings (config/rlcc.yaml):
+		// width 12, and its many-to-one training scenarios, 4-, 8- and
+		// 32-to-1, mixed from the third episode on (rlcc.yaml plays them
+		// all at once; the all-to-all ones have no counterpart in the
+		// lab's incast episodes). One update per round of 4 episodes,
+		// 1000 updates (rlcc.yaml's max_num_updates).
+		c.Method, c.ADPG, c.Hidden = "adpg", DefaultADPGConfig(), 12
+		c.Stages, c.StageEpisodes = []int{4, 8, 32}, 1
+		c.Episodes, c.Round = 4000, 4
+		c.RandomEpisodes, c.Noise, c.Epsilon = 0, 0, 0 // ADPG does not explore
 	}
 	return c
 }
@@ -104,6 +129,27 @@ func (c *Config) validate() error {
 	}
 	if _, err := c.Arch(); err != nil {
 		return err
+	}
+	if c.Method == "" {
+		c.Method = "td3"
+		if c.Algo == "rlcc" {
+			c.Method = "adpg"
+		}
+	}
+	switch c.Method {
+	case "td3":
+	case "adpg":
+		if c.Algo != "rlcc" {
+			return bad("method", "adpg trains rlcc only (its action gradient is rlcc's rtt_reward)")
+		}
+		if c.ADPG == (ADPGConfig{}) {
+			c.ADPG = DefaultADPGConfig()
+		}
+		if err := c.ADPG.validate(); err != nil {
+			return err
+		}
+	default:
+		return bad("method", "%q is not a trainer (td3 or adpg)", c.Method)
 	}
 	switch {
 	case c.Hidden < 1 || c.Hidden > 512:
@@ -213,7 +259,12 @@ func NewTrainer(cfg Config) (*Trainer, error) {
 	}
 	arch, _ := cfg.Arch()
 	pcg := rand.NewPCG(cfg.Seed, 0x7a1)
-	td3, err := fdcc.NewTD3(arch, cfg.TD3, cfg.Seed)
+	lc := cfg.TD3
+	if cfg.Method == "adpg" {
+		// ADPG trains the TD3 learner's actor with its Adam alone.
+		lc.PiLR, lc.AdamEps = cfg.ADPG.LR, cfg.ADPG.Eps
+	}
+	td3, err := fdcc.NewTD3(arch, lc, cfg.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("rl: %w", err)
 	}
@@ -327,24 +378,37 @@ func (t *Trainer) Round(ctx context.Context) (_ Progress, err error) {
 		newest = nw
 		eps[i] = t.episode(n, t.cfg.Seed<<20+uint64(t.ep+i))
 	}
+	adpg := t.cfg.Method == "adpg"
+	noise, epsilon, random := t.cfg.Noise, t.cfg.Epsilon, t.ep < t.cfg.RandomEpisodes
+	if adpg {
+		noise, epsilon, random = 0, 0, false
+	}
 	var outs []*Outcome
-	outs, err = t.play(ctx, eps, t.td3.Policy(), t.cfg.Noise, t.cfg.Epsilon, t.ep < t.cfg.RandomEpisodes)
+	outs, err = t.play(ctx, eps, t.td3.Policy(), noise, epsilon, random)
 	if err != nil {
 		return Progress{}, err
 	}
 	p := Progress{Episode: t.ep + k, Episodes: t.cfg.Episodes, FanIn: newest}
 	var rsum float64
 	for _, o := range outs {
-		t.replay.Add(o.Traj)
+		if !adpg {
+			t.replay.Add(o.Traj)
+		}
 		p.Steps += o.Steps
 		rsum += o.Reward
 	}
 	p.Reward = rsum / float64(len(outs))
 	p.Replay = t.replay.Steps()
+	if adpg {
+		// One ADPG step on the round's rollout (adpg.go); its loss is
+		// the curve's actor loss. The TD3 steps below do not run.
+		st := t.adpgUpdate(outs)
+		p.ActorLoss = st.RewardLoss + st.ActionLoss
+	}
 	sp := Sampling{Hist: t.arch.Hist, K: t.arch.Hist, NStep: t.cfg.NStep, Gamma: t.cfg.Gamma}
 	var b fdcc.Batch
 	var nq, na int
-	if t.replay.Steps() >= t.cfg.Batch {
+	if !adpg && t.replay.Steps() >= t.cfg.Batch {
 		for u := 0; u < t.cfg.Updates*k; u++ {
 			t.replay.Sample(t.rng, t.cfg.Batch, sp, &b)
 			st := t.td3.Update(&b)
