@@ -19,6 +19,18 @@ func TestTrainPage(t *testing.T) {
 	set := func(id, v string) {
 		eval[bool](t, ctx, `(() => { document.getElementById("`+id+`").value = "`+v+`"; return true; })()`)
 	}
+	// choosing RL-CC fills in its own defaults (ADPG: width 12, fan-ins
+	// 4, 8, 32), and FDCC's come back with it
+	pick := func(algo string) string {
+		return eval[string](t, ctx, `(() => { const s = document.getElementById("t-algo"); s.value = "`+algo+`";
+			s.dispatchEvent(new Event("change")); return document.getElementById("t-hidden").value + " " + document.getElementById("t-stages").value; })()`)
+	}
+	if got := pick("rlcc"); got != "12 4,8,32" {
+		t.Errorf("rlcc's form defaults: hidden and stages %q, want \"12 4,8,32\"", got)
+	}
+	if got := pick("fdcc"); got != "16 2,4,8,16,32" {
+		t.Errorf("fdcc's form defaults: hidden and stages %q, want \"16 2,4,8,16,32\"", got)
+	}
 	// the curriculum's fields are in a closed <details>: set them by script
 	set("t-name", name)
 	set("t-episodes", "2")
@@ -31,7 +43,7 @@ func TestTrainPage(t *testing.T) {
 	if n := eval[int](t, ctx, `Number(document.getElementById("chart-train-reward").dataset.points || 0)`); n < 1 {
 		t.Fatalf("the reward chart draws %d points", n)
 	}
-	// the last round evaluates (4- and 16-to-1): the evaluation charts show
+	// the last round evaluates (a lone flow, 4- and 16-to-1): the evaluation charts show
 	waitJS(t, ctx, `!document.getElementById("train-eval").hidden && Number(document.getElementById("chart-train-slowdown").dataset.points || 0) >= 1`, 5*time.Second)
 	waitJS(t, ctx, `!!document.querySelector('#policies tr[data-name="`+name+`"]')`, 10*time.Second)
 	if got := eval[string](t, ctx, `document.querySelector('#policies tr[data-name="`+name+`"] td:nth-child(4)').textContent`); got != "2" {

@@ -352,14 +352,20 @@ func (s *Server) handleTrainingCurve(w http.ResponseWriter, r *http.Request) {
 
 // handleTrainPage is the training page: the form's defaults and the caps.
 func (s *Server) handleTrainPage(w http.ResponseWriter, r *http.Request) {
-	def := rl.DefaultConfig("fdcc")
-	stages := make([]string, len(def.Stages))
-	for i, n := range def.Stages {
-		stages[i] = strconv.Itoa(n)
+	algos := map[string]web.TrainDefaults{}
+	for _, algo := range []string{"fdcc", "rlcc"} {
+		def := rl.DefaultConfig(algo)
+		stages := make([]string, len(def.Stages))
+		for i, n := range def.Stages {
+			stages[i] = strconv.Itoa(n)
+		}
+		algos[algo] = web.TrainDefaults{Episodes: min(def.Episodes, maxTrainEpisodes), Hidden: def.Hidden,
+			StageEpisodes: def.StageEpisodes, Stages: strings.Join(stages, ","), Size: sizeText(def.Size)}
 	}
-	s.render(w, r, web.TrainView(web.TrainPage{Episodes: def.Episodes, Hidden: def.Hidden, Seed: def.Seed,
-		StageEpisodes: def.StageEpisodes, Stages: strings.Join(stages, ","), Size: sizeText(def.Size),
-		MaxEpisodes: maxTrainEpisodes, MaxHidden: maxTrainHidden, MaxFileBytes: maxPolicyBytes}))
+	f := algos["fdcc"]
+	s.render(w, r, web.TrainView(web.TrainPage{Episodes: f.Episodes, Hidden: f.Hidden, Seed: rl.DefaultConfig("fdcc").Seed,
+		StageEpisodes: f.StageEpisodes, Stages: f.Stages, Size: f.Size,
+		MaxEpisodes: maxTrainEpisodes, MaxHidden: maxTrainHidden, MaxFileBytes: maxPolicyBytes, Algos: algos}))
 }
 
 // sizeText writes bytes as the form shows a size ("2MB", "20KB").

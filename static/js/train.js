@@ -38,6 +38,18 @@ function showError(e) {
   else $("train-form-status").textContent = (field ? field + ": " : "") + e.message;
 }
 
+// Choosing an algorithm fills the form with its training defaults (RL-CC
+// trains by ADPG with its own width and curriculum).
+$("t-algo").addEventListener("change", () => {
+  const d = (data.algos || {})[$("t-algo").value];
+  if (!d) return;
+  $("t-episodes").value = d.episodes;
+  $("t-hidden").value = d.hidden;
+  $("t-stages").value = d.stages;
+  $("t-stage-episodes").value = d.stageEpisodes;
+  $("t-size").value = d.size;
+});
+
 $("train-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const form = $("train-form");
