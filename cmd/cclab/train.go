@@ -46,7 +46,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	lr := fs.Float64("lr", def.TD3.PiLR, fmt.Sprintf("Adam's learning rate, actor and critics (adpg: the actor's, %g)", adpg.ADPG.LR))
 	epsilon := fs.Float64("epsilon", def.Epsilon, "probability that a training step's action is uniformly random (td3)")
 	every := fs.Int("checkpoint-every", 20, "save a checkpoint every so many episodes (and at the end, and on Ctrl-C)")
-	evalEvery := fs.Int("eval-every", def.EvalEvery, "evaluate the policy on 4-to-1 and 16-to-1 every so many episodes (0: never)")
+	evalEvery := fs.Int("eval-every", def.EvalEvery, "evaluate the policy on a lone flow, 4-to-1 and 16-to-1 every so many episodes (0: never)")
 	workers := fs.Int("workers", 0, "episodes simulated at once (0: one per core; does not change the result)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	spread := fs.String("spread", "", "window the flows of an episode start in (default: 1ms, the thesis' \"within 1 ms\")")

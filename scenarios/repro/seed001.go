@@ -423,6 +423,10 @@ func table62Rows(o Outcomes) []Row {
 					row.Note = fmt.Sprintf("RL-CC's queue is not window-bound: it builds while the flows join, each at line rate with "+
 						"a one-BDP window (%.0f KB) and cutting its rate by at most 1/1.2 a step, and once all have joined it "+
 						"holds near its target, RTT inflation 1.5 + 0.064·√n.", bdp/1e3)
+				case row.Verdict != Reproduced && q.ours > q.paper && a == "fdcc":
+					row.Note = fmt.Sprintf("FDCC's queue is its policy's, not a window's: each flow joins at line rate with a "+
+						"one-BDP window (%.0f KB) before its agent has decided, and the trained policy then holds a fraction "+
+						"of a BDP; the thesis' BDP was probably smaller (see DCQCN's and TIMELY's rows).", bdp/1e3)
 				case row.Verdict != Reproduced && q.ours > q.paper && a != "hpcc":
 					row.Note = fmt.Sprintf("A window-bound queue holds about n − 1 windows: ours are one BDP of %.0f KB (1 µs links, "+
 						"base RTT %.1f µs). The thesis' RL-CC queue, (n − 1) × 16.5–16.9 KB at both 4 and 16 flows, suggests its "+

@@ -71,7 +71,7 @@ type Config struct {
 	// EvalEvery runs the evaluation episodes every so many episodes (0:
 	// never); their results are in the progress and the learning curve.
 	EvalEvery int
-	Eval      []Episode // default: 4-to-1 and 16-to-1 of the training size
+	Eval      []Episode // default: a lone flow, 4-to-1 and 16-to-1 of the training size
 }
 
 // DefaultConfig is `cclab train` with no flags for algo: its own
