@@ -117,10 +117,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		cfg.Workers = *workers
 		if len(params) > 0 {
-			if cfg.Params == nil {
-				cfg.Params = map[string]float64{}
-			}
-			maps.Copy(cfg.Params, params)
+			cfg.Params = params // no method's defaults set any
 		}
 		if set["size"] {
 			if cfg.Size, err = scenarios.ParseSize(*size); err != nil {

@@ -83,6 +83,7 @@ func TestTrainMethod(t *testing.T) {
 		{[]string{"rlcc"}, []string{`"Method": "adpg"`, `"Hidden": 12`, `"Stages": [` + "\n      4,"}},
 		{[]string{"rlcc", "--method", "td3"}, []string{`"Method": "td3"`, `"Hidden": 16`}},
 		{[]string{"rlcc", "--hidden", "6", "--lr", "0.003"}, []string{`"Method": "adpg"`, `"Hidden": 6`, `"LR": 0.003`}},
+		{[]string{"fdcc", "--set", "shareReward=0", "--spread", "50us"}, []string{`"shareReward": 0`, `"Spread": 50000000`}},
 	} {
 		dir := t.TempDir()
 		args := append([]string{"train"}, tc.args...)
@@ -98,10 +99,19 @@ func TestTrainMethod(t *testing.T) {
 			}
 		}
 	}
-	for _, args := range [][]string{{"fdcc", "--method", "adpg"}, {"rlcc", "--method", "ppo"}} {
-		code, _, stderr := runCLI(t, context.Background(), append(append([]string{"train"}, args...), "--out", t.TempDir(), "--quiet")...)
-		if code == exitOK || !strings.Contains(stderr, "method") {
-			t.Errorf("%v: exit %d, stderr %q, want an error about the method", args, code, stderr)
+	for _, tc := range []struct {
+		args []string
+		want string // in the error
+	}{
+		{[]string{"fdcc", "--method", "adpg"}, "method"},
+		{[]string{"rlcc", "--method", "ppo"}, "method"},
+		{[]string{"fdcc", "--set", "nope=1"}, "params.nope"},
+		{[]string{"fdcc", "--set", "shareReward"}, "NAME=VALUE"},
+		{[]string{"fdcc", "--spread", "soon"}, "--spread"},
+	} {
+		code, _, stderr := runCLI(t, context.Background(), append(append([]string{"train"}, tc.args...), "--out", t.TempDir(), "--quiet")...)
+		if code == exitOK || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want an error naming %q", tc.args, code, stderr, tc.want)
 		}
 	}
 }
