@@ -29,7 +29,7 @@ import "math"
 // ∈ [−2, 2] becomes a window multiplier (§1.4, reading (b) by default):
 //
 //	m = 1 + α·out (out ≥ 0), 1/(1 − α·out) (out < 0)    α = 0.5, m ∈ [0.5, 2]
-//	WIN ← floor(WIN·m) to whole packets, within [1 packet, maxWindow × BDP]
+//	WIN ← floor(WIN·m) to whole bytes (floorPackets: packets), within [1 packet, maxWindow × BDP]
 //	rate = WIN / base RTT (at most the line rate)
 //
 // Reading (a), `compound`, multiplies m onto the previous step's m. Flows

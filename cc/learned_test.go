@@ -161,24 +161,48 @@ func TestFDCCDefaultReadings(t *testing.T) {
 	}
 }
 
-func TestFDCCFreezesOnNaN(t *testing.T) {
-	pol := &scriptPolicy{obs: 8, hist: 8, limit: 2, outs: []float64{-2, math.NaN(), 2}}
-	a := FDCC(Learned{Policy: pol})
-	env := newEnv()
-	s := a.NewSender(fdccInfo, learnedParams(t, a, map[string]float64{"floorPackets": 1}))
-	s.Start(env)
-	for i := 1; i <= 3; i++ {
-		env.now = Time(i) * 20 * Microsecond
-		s.OnAck(env, &Ack{Seq: int64(i) * 1000, SentAt: env.now - 10*Microsecond})
-	}
-	if env.window != 62_000 {
-		t.Fatalf("window %d after a NaN, want the last valid 62000", env.window)
-	}
-	if got := env.events[fdccSeriesFrozen]; len(got) != 1 {
-		t.Fatalf("frozen events %v, want one", got)
-	}
-	if len(pol.asked) != 2 {
-		t.Fatalf("policy asked %d times, want 2 (frozen after the NaN)", len(pol.asked))
+// A policy answering NaN freezes the flow's agent, FDCC's and RL-CC's
+// alike: it keeps the window and rate of its last valid step, logs one
+// frozen event and is not asked again.
+func TestLearnedFreezesOnNaN(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		algo     func(Learned) *Algorithm
+		pol      *scriptPolicy
+		over     map[string]float64
+		frozen   int // the frozen event's series
+		window   int64 // RL-CC's stays its one-BDP host window
+		rate     int64
+	}{
+		{"fdcc", FDCC, &scriptPolicy{obs: 8, hist: 8, limit: 2, outs: []float64{-2, math.NaN(), 2}},
+			map[string]float64{"floorPackets": 1}, fdccSeriesFrozen, 62_000, int64(62_000 * 8 / 10e-6)},
+		// out −1: m = 1/1.2 of the line rate.
+		{"rlcc", RLCC, &scriptPolicy{obs: 2, hist: 1, limit: 1, outs: []float64{-1, math.NaN(), 1}},
+			nil, 3, 125_000, 83_333_333_333},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := tc.algo(Learned{Policy: tc.pol})
+			env := newEnv()
+			s := a.NewSender(fdccInfo, learnedParams(t, a, tc.over))
+			s.Start(env)
+			var rate int64
+			for i := 1; i <= 3; i++ {
+				env.now = Time(i) * 20 * Microsecond
+				s.OnAck(env, &Ack{Seq: int64(i) * 1000, SentAt: env.now - 10*Microsecond})
+				if i == 1 {
+					rate = env.rate
+				}
+			}
+			if env.window != tc.window || env.rate != rate || !near(float64(rate), float64(tc.rate), 1) {
+				t.Fatalf("window %d rate %d after a NaN, want the last valid %d and %d (first step's rate %d)", env.window, env.rate, tc.window, tc.rate, rate)
+			}
+			if got := env.events[tc.frozen]; len(got) != 1 {
+				t.Fatalf("frozen events %v, want one", got)
+			}
+			if len(tc.pol.asked) != 2 {
+				t.Fatalf("policy asked %d times, want 2 (frozen after the NaN)", len(tc.pol.asked))
+			}
+		})
 	}
 }
 

@@ -166,6 +166,7 @@ type trainJSON struct {
 }
 
 type trainConfigJSON struct {
+	Method        string `json:"method"` // td3 or adpg
 	Episodes      int    `json:"episodes"`
 	Hidden        int    `json:"hidden"`
 	Seed          uint64 `json:"seed"`
@@ -207,7 +208,7 @@ func trainView(j training.Job) trainJSON {
 	c := j.Config
 	v := trainJSON{ID: j.ID, Name: j.Name, Algo: c.Algo, Status: j.Status, Error: j.Error, CreatedAt: j.Created.UTC(),
 		Episode: j.Episode, Episodes: c.Episodes, Stage: j.Stage, Policy: j.PolicyID, Interrupted: j.Interrupted, Resumable: j.Resumable,
-		Config: trainConfigJSON{Episodes: c.Episodes, Hidden: c.Hidden, Seed: c.Seed, StageEpisodes: c.StageEpisodes,
+		Config: trainConfigJSON{Method: c.Method, Episodes: c.Episodes, Hidden: c.Hidden, Seed: c.Seed, StageEpisodes: c.StageEpisodes,
 			Stages: c.Stages, Size: c.Size, Updates: c.Updates, EvalEvery: c.EvalEvery, Round: c.Round},
 		Links: map[string]string{"self": "/api/train/" + j.ID, "curve": "/api/train/" + j.ID + "/curve.csv", "ws": "/ws/train/" + j.ID}}
 	for _, e := range c.Eval {

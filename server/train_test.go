@@ -19,6 +19,7 @@ type trainJob struct {
 		Episodes, Hidden, StageEpisodes, Updates, EvalEvery int
 		Size                                                int64
 		Stages                                              []int
+		Method                                              string
 	}
 	Curve []struct {
 		Episode    int
@@ -59,7 +60,7 @@ func TestTrainingJob(t *testing.T) {
 	s := newTestServer(t, Config{})
 	var j trainJob
 	s.must(201, "POST", "/api/train", tinyTraining("tiny"), &j)
-	if j.Status != "queued" && j.Status != "running" || j.Config.Size != 20_000 || j.Config.Hidden != 8 || len(j.Config.Stages) != 1 {
+	if j.Status != "queued" && j.Status != "running" || j.Config.Size != 20_000 || j.Config.Hidden != 8 || len(j.Config.Stages) != 1 || j.Config.Method != "td3" {
 		t.Fatalf("created %+v", j)
 	}
 	j = s.waitTraining(j.ID, 60*time.Second, "done", "failed", "cancelled")

@@ -1,6 +1,7 @@
 package fdcc
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -76,7 +77,11 @@ func LoadPolicy(r io.Reader) (*Policy, map[string]string, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("fdcc: loading a policy: %w", err)
 	}
-	if got := f.Meta[metaFormat]; got != formatPolicy {
+	switch got := f.Meta[metaFormat]; {
+	case got == "":
+		return nil, nil, fmt.Errorf("fdcc: loading a policy: the file has no %s metadata, so it is not a cclab policy "+
+			"(a PyTorch LSTM-TD3 actor converts with `cclab import pytorch`)", metaFormat)
+	case got != formatPolicy:
 		return nil, nil, fmt.Errorf("fdcc: loading a policy: format %q, want %q", got, formatPolicy)
 	}
 	arch, err := archFromMeta(f.Meta)
@@ -125,6 +130,27 @@ func ImportPyTorch(r io.Reader, arch Arch, prefix string) (*Policy, error) {
 		}
 	}
 	return &Policy{arch: arch, actor: actor}, nil
+}
+
+// PyTorchHidden is the hidden width of the PyTorch LSTM-TD3 actor in
+// data (safetensors) under prefix, read from its pre-LSTM layer's weight
+// (shape [hidden, obs]); obs is checked.
+func PyTorchHidden(data []byte, prefix string, obs int) (int, error) {
+	f, err := nn.ReadSafetensors(bytes.NewReader(data))
+	if err != nil {
+		return 0, fmt.Errorf("fdcc: importing a PyTorch actor: %w", err)
+	}
+	name := prefix + "mem_pre_lstm_layers.0.weight"
+	for _, t := range f.Tensors {
+		if t.Name != name {
+			continue
+		}
+		if len(t.Shape) != 2 || t.Shape[1] != obs {
+			return 0, fmt.Errorf("fdcc: importing a PyTorch actor: tensor %s has shape %v, want [hidden, %d]", name, t.Shape, obs)
+		}
+		return t.Shape[0], nil
+	}
+	return 0, fmt.Errorf("fdcc: importing a PyTorch actor: tensor %s is missing (is the prefix %q right?)", name, prefix)
 }
 
 // zeroRNG is the stream of networks whose values are loaded over their

@@ -10,7 +10,7 @@ import (
 // `cclab train` (the command, seed, episodes and wall time are in each
 // file's metadata and in shipped/README.md).
 //
-//go:embed shipped
+//go:embed shipped/*.safetensors
 var shipped embed.FS
 
 // ShippedFile is the file of the policy the lab ships for algo, as

@@ -40,6 +40,9 @@ Usage:
       Train seed 001's learned congestion control on dumbbell incasts, FDCC with TD3 and
       RL-CC with its own ADPG by default ("cclab train -h" lists the settings); writes policy.safetensors, curve.csv,
       train.json and checkpoint/; Ctrl-C saves a checkpoint, --resume continues it.
+  cclab import pytorch ACTOR.safetensors --out POLICY.safetensors [--algo fdcc|rlcc] [--prefix pi.]
+      Convert an LSTM-TD3 actor trained with the reference PyTorch code into a lab policy file
+      (cc.policy in a scenario, or an upload on the training page).
 
 The scenario format and the result files are described in the lab's
 scenario-format document (scenarios/scenario-format.md in the source tree).
@@ -80,6 +83,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdStability(args[1:], stdout, stderr)
 	case "train":
 		err = cmdTrain(ctx, args[1:], stdout, stderr)
+	case "import":
+		err = cmdImport(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -51,7 +51,7 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	spread := fs.String("spread", "", "window the flows of an episode start in (default: 1ms, the thesis' \"within 1 ms\")")
 	params := map[string]float64{}
-	fs.Func("set", "an algorithm parameter in every episode, NAME=VALUE (repeatable; e.g. shareReward=1)", func(v string) error {
+	fs.Func("set", "an algorithm parameter in every episode, NAME=VALUE (repeatable; e.g. shareReward=0)", func(v string) error {
 		name, val, ok := strings.Cut(v, "=")
 		f, err := strconv.ParseFloat(strings.TrimSpace(val), 64)
 		if !ok || err != nil {
@@ -88,6 +88,9 @@ func cmdTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	} else {
 		if *method != "" && *method != "td3" && *method != "adpg" {
 			return &usageError{fmt.Sprintf("--method: %q is not a trainer (td3 or adpg)", *method)}
+		}
+		if set["lr"] && !(*lr > 0) {
+			return &usageError{fmt.Sprintf("--lr: %v is not positive", *lr)}
 		}
 		// The method's defaults, then the flags given.
 		cfg := rl.MethodConfig(pos[0], *method)

@@ -108,6 +108,7 @@ func TestTrainMethod(t *testing.T) {
 		{[]string{"fdcc", "--set", "nope=1"}, "params.nope"},
 		{[]string{"fdcc", "--set", "shareReward"}, "NAME=VALUE"},
 		{[]string{"fdcc", "--spread", "soon"}, "--spread"},
+		{[]string{"fdcc", "--lr", "-1"}, "--lr"},
 	} {
 		code, _, stderr := runCLI(t, context.Background(), append(append([]string{"train"}, tc.args...), "--out", t.TempDir(), "--quiet")...)
 		if code == exitOK || !strings.Contains(stderr, tc.want) {

@@ -92,6 +92,9 @@ func Resume(dir string, episodes int) (*Trainer, error) {
 		return nil, fmt.Errorf("rl: resume: trainer.json: %w", err)
 	}
 	if episodes > 0 {
+		if episodes < st.Episode {
+			return nil, fmt.Errorf("rl: resume: episodes: %d, but the checkpoint has played %d already", episodes, st.Episode)
+		}
 		st.Config.Episodes = episodes
 	}
 	if st.Config.Method == "" {

@@ -33,7 +33,7 @@ type Episode struct {
 	Delay string // every link's propagation delay, e.g. "1us"
 	// Spread is the window the flows start in; starts are Gaussian around
 	// its middle with σ = Spread/6, clipped to it (the thesis' "within
-	// 1 ms", scaled with the flow size, see Config).
+	// 1 ms", see Config).
 	Spread sim.Time
 	// Limit ends the episode at this simulated time even if flows are
 	// left (a poor early policy can starve them); 0: none.

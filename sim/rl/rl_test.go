@@ -173,6 +173,9 @@ func testResumeIsExact(t *testing.T, algo string) {
 	if err := part.Save(dir); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := Resume(dir, 3); err == nil || !strings.Contains(err.Error(), "played 4 already") {
+		t.Fatalf("resuming to 3 episodes after 4: error %v", err)
+	}
 	resumed, err := Resume(dir, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -241,6 +244,8 @@ func TestConfigErrorsNameTheField(t *testing.T) {
 		{func(c *Config) { c.Gamma = math.NaN() }, "gamma"},
 		{func(c *Config) { c.Size = 10 }, "size"},
 		{func(c *Config) { c.Params = map[string]float64{"nope": 1} }, "params.nope"},
+		{func(c *Config) { c.EvalEvery = -5 }, "eval-every"},
+		{func(c *Config) { c.Workers = -1 }, "workers"},
 		{func(c *Config) { c.Params = map[string]float64{"alpha": 7} }, "params.alpha"},
 	} {
 		c := DefaultConfig("fdcc")

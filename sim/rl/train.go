@@ -168,6 +168,10 @@ func (c *Config) validate() error {
 		return bad("nstep", "must be at least 1")
 	case !(c.Gamma >= 0 && c.Gamma <= 1):
 		return bad("gamma", "must be in [0, 1]")
+	case c.EvalEvery < 0:
+		return bad("eval-every", "must not be negative (0: never)")
+	case c.Workers < 0:
+		return bad("workers", "must not be negative (0: one per core)")
 	case c.RandomEpisodes < 0:
 		return bad("random-episodes", "must not be negative")
 	case !(c.Epsilon >= 0 && c.Epsilon <= 1):

@@ -12,7 +12,7 @@ const data = JSON.parse($("train-data").textContent);
 
 const charts = {
   reward: xyChart($("chart-train-reward"), { title: "Reward (mean of each round's episodes)", xLabel: "episode", yLabel: "reward" }),
-  loss: xyChart($("chart-train-loss"), { title: "Critic loss", xLabel: "episode", yLabel: "loss" }),
+  loss: xyChart($("chart-train-loss"), { title: "Loss (TD3: the critics'; ADPG: the actor's)", xLabel: "episode", yLabel: "loss" }),
   slowdown: xyChart($("chart-train-slowdown"), { title: "Evaluation: mean FCT slowdown", xLabel: "episode", yLabel: "× ideal" }),
   unfair: xyChart($("chart-train-unfair"), { title: "Evaluation: unfair ratio", xLabel: "episode", yLabel: "(max − mean) / mean" }),
   queue: xyChart($("chart-train-queue"), { title: "Evaluation: peak queue", xLabel: "episode", yLabel: "KB" }),
@@ -166,7 +166,9 @@ function draw(job) {
   }
   const c = job.curve || [];
   charts.reward.set([{ label: "reward", points: c.map((p) => [p.episode, p.reward]) }]);
-  charts.loss.set([{ label: "critic loss", points: c.map((p) => [p.episode, p.criticLoss]) }]);
+  // TD3's critic loss; ADPG has no critic, its loss is the actor's.
+  if (job.config && job.config.method === "adpg") charts.loss.set([{ label: "ADPG loss", points: c.map((p) => [p.episode, p.actorLoss]) }]);
+  else charts.loss.set([{ label: "critic loss", points: c.map((p) => [p.episode, p.criticLoss]) }]);
   const ev = c.filter((p) => p.eval);
   $("train-eval").hidden = ev.length === 0;
   if (ev.length > 0) {
