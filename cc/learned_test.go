@@ -166,13 +166,13 @@ func TestFDCCDefaultReadings(t *testing.T) {
 // frozen event and is not asked again.
 func TestLearnedFreezesOnNaN(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
-		algo     func(Learned) *Algorithm
-		pol      *scriptPolicy
-		over     map[string]float64
-		frozen   int // the frozen event's series
-		window   int64 // RL-CC's stays its one-BDP host window
-		rate     int64
+		name   string
+		algo   func(Learned) *Algorithm
+		pol    *scriptPolicy
+		over   map[string]float64
+		frozen int   // the frozen event's series
+		window int64 // RL-CC's stays its one-BDP host window
+		rate   int64
 	}{
 		{"fdcc", FDCC, &scriptPolicy{obs: 8, hist: 8, limit: 2, outs: []float64{-2, math.NaN(), 2}},
 			map[string]float64{"floorPackets": 1}, fdccSeriesFrozen, 62_000, int64(62_000 * 8 / 10e-6)},
