@@ -223,6 +223,20 @@ type SendObserver interface {
 	OnSend(env Env, payload, wire int64, retransmit bool)
 }
 
+// DataClasser is implemented by senders that choose the strict-priority
+// data class of each packet they send (Homa's priorities). Class 0 is the
+// highest and is served first at every egress port; the fabric has
+// SwitchConfig.DataClasses classes, and a class beyond the last is clamped
+// to the last (the lowest). The engine calls DataClass with the first
+// payload byte of the packet it is about to build, and may also call it to
+// learn whether the flow's next packet could leave a port where some
+// classes are paused by PFC, so the answer must depend only on the sender's
+// state and seq, not on how often it is asked. A sender without it sends
+// everything in class 0, which with one class is the only data queue.
+type DataClasser interface {
+	DataClass(env Env, seq int64) int
+}
+
 // DataInfo describes one data packet arriving at its receiver.
 type DataInfo struct {
 	Flow    int32

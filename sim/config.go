@@ -114,6 +114,15 @@ type SwitchConfig struct {
 	// simulator, whose switches never set their ACK-priority attribute; an
 	// algorithm's ACK priority applies to the NIC that sends the ACK only.
 	AckHigh bool
+	// DataClasses is the number of strict-priority data queues at every
+	// egress port (switches and NICs), 1 … MaxDataClasses; 0 means 1. A
+	// sender picks each packet's class (cc.DataClasser; class 0 is served
+	// first), ACKs and NACKs ride their data's class unless AckHigh, and
+	// buffer admission, PFC and ECN apply per class: a PAUSE stops one class
+	// of the upstream port, thresholds are kept per ingress port and class
+	// (HPCC's SwitchMmu [port][queue]), and ECN marks on the class's own
+	// queue. With one class the switch is exactly the single data queue.
+	DataClasses int
 	// PFC thresholds as in HPCC's simulator: per-port ingress reserve, resume
 	// offset and the headroom factor (headroom = factor × rate × delay).
 	Reserve        int64 // default 4 KiB

@@ -56,7 +56,9 @@ type Sim struct {
 	rx        []rxState // receiver-side algorithm instances, in order of creation
 	hasRx     bool      // some algorithm of the run has a receiver side
 	flowCount bool      // some algorithm needs the switches' active-flow counter
-	ackClass  uint8     // the class of ACKs and NACKs at switches (SwitchConfig.AckHigh)
+	ackClass  uint8     // classHigh if ACKs and NACKs are high priority at switches (SwitchConfig.AckHigh), else classData: their data's class
+	nData     uint8     // data classes per egress port (SwitchConfig.DataClasses)
+	dataMask  uint16    // bits 1 … nData: every data class (of portState.paused)
 	fc        flowCounter
 	intOn     bool
 
@@ -154,10 +156,10 @@ type portState struct {
 	// that a packet event loads few cache lines)
 	up          bool
 	host        bool // egress port of a host NIC
-	paused      bool // PFC: paused by the downstream node (data class only)
+	paused      uint16 // PFC: bit c set while data class c is paused by the downstream node
+	pfcSent     uint16 // PFC: bit c set while we have paused data class c of the peer
 	kickPending bool
 	sending     bool // transmit is picking a packet (guards re-entry)
-	pfcSent     bool // we have paused the peer
 	ecn         bool // ECN marking on this egress port
 	shift       uint8
 	node, peer  int32
@@ -177,9 +179,9 @@ type portState struct {
 
 	// buffer accounting of packets that entered this port's node through this
 	// port's link (the port is the "ingress" of HPCC's MMU)
-	inBytes   int64
-	hdrmBytes int64
-	headroom  int64
+	inBytes   [nClass]int64 // per data class, as HPCC's ingress_bytes[port][q]
+	hdrmBytes [nClass]int64
+	headroom  int64 // per class
 
 	kmin, kmax int64
 	pmax       float64
@@ -223,6 +225,7 @@ type flowState struct {
 	lastPktSize            int64
 	sender                 cc.Sender
 	sendObs                cc.SendObserver
+	classer                cc.DataClasser // nil: every packet in the first data class
 	sampler                cc.Sampler
 	onCNP                  cc.CNPHandler
 	onQCN                  cc.QCNHandler
@@ -295,9 +298,17 @@ func New(cfg Config) (*Sim, error) {
 	if len(cfg.Algos) == 0 {
 		return nil, errors.New("sim: no algorithm")
 	}
+	if d := cfg.Switch.DataClasses; d < 0 || d > MaxDataClasses {
+		return nil, &FieldError{Field: "switch.dataClasses", Msg: fmt.Sprintf("must be from 1 to %d, got %d", MaxDataClasses, d)}
+	}
+	if cfg.Switch.DataClasses == 0 {
+		cfg.Switch.DataClasses = 1
+	}
 	s := &Sim{cfg: cfg, pk: newPool(), groupLeft: map[int]int{}, groupAfter: map[int][]int32{}}
 	s.wall = cfg.WallClock
 	s.ackClass = classData
+	s.nData = uint8(cfg.Switch.DataClasses)
+	s.dataMask = uint16(1)<<(s.nData+1) - 2
 	if cfg.Switch.AckHigh {
 		s.ackClass = classHigh
 	}

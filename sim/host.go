@@ -181,6 +181,10 @@ func (s *Sim) startFlow(id int32) {
 	f.sender = a.spec.Algo.NewSender(info, a.params)
 	// the optional hooks, looked up once (nil: the sender has none)
 	f.sendObs, _ = f.sender.(cc.SendObserver)
+	f.classer = nil
+	if s.nData > 1 {
+		f.classer, _ = f.sender.(cc.DataClasser)
+	}
 	f.sampler, _ = f.sender.(cc.Sampler)
 	f.onCNP, _ = f.sender.(cc.CNPHandler)
 	f.onQCN, _ = f.sender.(cc.QCNHandler)
@@ -207,7 +211,7 @@ func (s *Sim) finishFlow(f *flowState) {
 	}
 	f.rtoGen++
 	f.rtoPending = false
-	f.sender, f.sendObs, f.sampler, f.env = nil, nil, nil, nil
+	f.sender, f.sendObs, f.sampler, f.env, f.classer = nil, nil, nil, nil, nil
 	if f.port >= 0 {
 		s.unbindFlow(f)
 	}
@@ -231,12 +235,31 @@ func (f *flowState) hasData() bool {
 	return f.sndNxt < f.size && (f.window == cc.Unlimited || f.sndNxt-f.sndUna < f.window)
 }
 
+// dataClass is the class (1 … nData) of the flow's next data packet.
+func (s *Sim) dataClass(f *flowState) uint8 {
+	if f.classer == nil {
+		return classData
+	}
+	c := f.classer.DataClass(f.env, f.sndNxt)
+	if c < 0 {
+		c = 0
+	}
+	if c >= int(s.nData) {
+		c = int(s.nData) - 1
+	}
+	return uint8(classData + c)
+}
+
 // nextData picks the flow whose packet the host port sends next, round
 // robin over its flows, as HPCC's RdmaEgressQueue does; -1 if none may send
-// now. wakeAt is the earliest time a rate-limited flow may send.
+// now. wakeAt is the earliest time a rate-limited flow may send. With
+// several data classes the NIC is strict priority too: it picks the first
+// flow in round-robin order among those whose next packet has the highest
+// class, and skips flows whose next packet's class is paused.
 func (s *Sim) nextData(p *portState) (int32, Time) {
 	n := len(p.qps)
 	wakeAt := Time(-1)
+	best, bestIdx, bestClass := int32(-1), 0, uint8(0)
 	for i := 1; i <= n; i++ {
 		idx := (p.rrLast + i) % n
 		f := &s.flows[p.qps[idx]]
@@ -249,10 +272,33 @@ func (s *Sim) nextData(p *portState) (int32, Time) {
 			}
 			continue
 		}
-		p.rrLast = idx
-		return f.id, wakeAt
+		if s.nData == 1 {
+			p.rrLast = idx
+			return f.id, wakeAt
+		}
+		c := s.dataClass(f)
+		if p.paused&(1<<c) != 0 {
+			continue
+		}
+		if best < 0 || c < bestClass {
+			best, bestIdx, bestClass = f.id, idx, c
+		}
 	}
-	return -1, wakeAt
+	if best >= 0 {
+		p.rrLast = bestIdx
+	}
+	return best, wakeAt
+}
+
+// readyClass is the highest-priority data class with a packet queued at
+// port p and not paused; 0 (classHigh) if none.
+func (s *Sim) readyClass(p *portState) uint8 {
+	for c := uint8(classData); c <= s.nData; c++ {
+		if p.q[c].n > 0 && p.paused&(1<<c) == 0 {
+			return c
+		}
+	}
+	return classHigh
 }
 
 // makeData builds the flow's next data packet (HPCC's GetNxtPacket).
@@ -265,7 +311,7 @@ func (s *Sim) makeData(f *flowState) int32 {
 	a := &s.algos[f.algo]
 	id, pk := s.pk.get()
 	pk.kind = pktData
-	pk.class = classData
+	pk.class = s.dataClass(f)
 	pk.flow = f.id
 	pk.dst = f.dst
 	pk.hash = f.hashData
@@ -350,12 +396,11 @@ func (s *Sim) transmit(pid int32) {
 	var id int32 = -1
 	var wakeAt Time = -1
 	p.sending = true
-	switch {
-	case p.q[classHigh].n > 0:
+	if p.q[classHigh].n > 0 {
 		id = s.dequeue(p, pid, classHigh)
-	case p.q[classData].n > 0 && !p.paused:
-		id = s.dequeue(p, pid, classData)
-	case p.host && !p.paused && len(p.qps) > 0:
+	} else if c := s.readyClass(p); c != classHigh {
+		id = s.dequeue(p, pid, c)
+	} else if p.host && p.paused != s.dataMask && len(p.qps) > 0 {
 		var fid int32
 		fid, wakeAt = s.nextData(p)
 		if fid >= 0 {
@@ -389,9 +434,9 @@ func (s *Sim) transmit(pid int32) {
 	// more to send after this one? (a host whose flows are all window-bound
 	// or done waits for an ACK to wake it instead)
 	switch {
-	case p.q[classHigh].n > 0 || (!p.paused && p.q[classData].n > 0):
+	case p.q[classHigh].n > 0 || s.readyClass(p) != classHigh:
 		s.wake(pid, p.busyUntil)
-	case p.host && !p.paused:
+	case p.host && p.paused != s.dataMask:
 		if t := s.dataReadyAt(p); t >= 0 {
 			s.wake(pid, max(t, p.busyUntil))
 		}
@@ -561,6 +606,7 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 	pk.payload = 0
 	pk.ecn = false
 	nic := uint8(classHigh)
+	dataClass := pk.class
 	if kind == pktKind(255) {
 		// a CNP on its own (the packet needs no ACK): high priority, no INT
 		pk.kind = pktCNP
@@ -571,8 +617,14 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 		// at the NIC the algorithm's ACK priority (HPCC's ACK_HIGH_PRIO);
 		// at the switches the data's class unless switch.ackClass is high
 		nic = a.nicAck
+		if nic != classHigh {
+			nic = dataClass
+		}
 		pk.kind = kind
 		pk.class = s.ackClass
+		if pk.class != classHigh {
+			pk.class = dataClass
+		}
 		pk.seq = f.rcvNxt
 		size := h.Ack
 		if kind == pktNack {

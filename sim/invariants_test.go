@@ -27,21 +27,34 @@ func (s *Sim) checkInvariants() error {
 		var queued, in, hdrm, shared int64
 		for _, pid := range n.ports {
 			p := &s.ports[pid]
-			if p.bytes != p.qBytes[classHigh]+p.qBytes[classData] {
+			var all int64
+			for c := range p.qBytes {
+				all += p.qBytes[c]
+			}
+			if p.bytes != all {
 				return fmt.Errorf("port %s: %d bytes but classes hold %v", s.PortName(pid), p.bytes, p.qBytes)
 			}
-			var sum int64
-			for k := 0; k < p.q[classData].n; k++ {
-				sum += int64(s.pk.at(p.q[classData].at(k)).size)
-			}
-			if sum != p.qBytes[classData] {
-				return fmt.Errorf("port %s: data queue holds %d B, counted %d", s.PortName(pid), sum, p.qBytes[classData])
-			}
-			queued += sum
-			in += p.inBytes
-			hdrm += p.hdrmBytes
-			if p.inBytes > s.cfg.Switch.Reserve {
-				shared += p.inBytes - s.cfg.Switch.Reserve
+			for c := uint8(classData); c < nClass; c++ {
+				var sum int64
+				for k := 0; k < p.q[c].n; k++ {
+					pk := s.pk.at(p.q[c].at(k))
+					if pk.class != c {
+						return fmt.Errorf("port %s: a class %d packet in queue %d", s.PortName(pid), pk.class, c)
+					}
+					sum += int64(pk.size)
+				}
+				if sum != p.qBytes[c] {
+					return fmt.Errorf("port %s: data queue %d holds %d B, counted %d", s.PortName(pid), c, sum, p.qBytes[c])
+				}
+				if c > s.nData && (sum != 0 || p.inBytes[c] != 0 || p.hdrmBytes[c] != 0) {
+					return fmt.Errorf("port %s: class %d used with %d data classes", s.PortName(pid), c, s.nData)
+				}
+				queued += sum
+				in += p.inBytes[c]
+				hdrm += p.hdrmBytes[c]
+				if p.inBytes[c] > s.cfg.Switch.Reserve {
+					shared += p.inBytes[c] - s.cfg.Switch.Reserve
+				}
 			}
 		}
 		if queued != n.mmu.used {

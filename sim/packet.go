@@ -17,14 +17,21 @@ const (
 var pktKindNames = [numPktKinds]string{"data", "ack", "nack", "cnp", "pfc", "qcn"}
 
 // Traffic classes of an egress port: class 0 is strict high priority (PFC,
-// CNP, QCN feedback, and ACK/NACK when the algorithm asks for it), class 1 is
-// data (and ACKs otherwise). Only class 1 is subject to buffer admission, ECN
-// marking and PFC, as in HPCC's simulator (its queue 0 and queue 3).
+// CNP, QCN feedback, and ACK/NACK when the algorithm asks for it); classes
+// 1 … SwitchConfig.DataClasses are the data classes (and ACKs otherwise), in
+// strict priority among themselves, class 1 first. Only data classes are
+// subject to buffer admission, ECN marking and PFC, as in HPCC's simulator
+// (its queue 0 and queues 1–7). With one data class (the default) class 1 is
+// HPCC's queue 3.
 const (
 	classHigh = 0
-	classData = 1
-	nClass    = 2
+	classData = 1 // the first (highest-priority) data class
+	nClass    = 1 + MaxDataClasses
 )
+
+// MaxDataClasses is the largest number of strict-priority data classes an
+// egress port may have (SwitchConfig.DataClasses); Homa uses 8.
+const MaxDataClasses = 8
 
 // packet is the one packet type of the engine. Packets live in a chunked slab
 // (pointers stay valid while the slab grows) and are recycled through a free
@@ -50,6 +57,7 @@ type packet struct {
 	first   bool
 	last    bool
 	pause   bool  // PFC: pause (true) or resume (false)
+	pclass  uint8 // PFC: the data class the frame pauses or resumes
 	ackReq  bool  // data: the sender's window is full after this packet; acknowledge it
 	nhop    uint8 // INT records pushed so far
 	hops    [cc.MaxHops]cc.IntHop

@@ -152,11 +152,11 @@ func (s *Sim) setLink(pid int32, up bool) {
 				s.drop(s.release(p, cl), d)
 			}
 		}
-		if p.paused {
-			p.paused = false
+		if p.paused != 0 {
+			p.paused = 0
 			p.pausedTotal += s.now - p.pausedSince
 		}
-		p.pfcSent = false
+		p.pfcSent = 0
 		p.kickPending = false
 		p.kickGen++
 	}

@@ -312,7 +312,7 @@ func (s *Sim) Result() *Result {
 			}
 			pr.Utilization = float64(busy) / float64(end)
 			paused := p.pausedTotal
-			if p.paused {
+			if p.paused != 0 {
 				paused += end - p.pausedSince
 			}
 			pr.PauseFraction = float64(paused) / float64(end)

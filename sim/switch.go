@@ -30,13 +30,14 @@ func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
 	ep := &s.ports[egress]
 	size := int64(pk.size)
 	pk.ingress = -1
-	if pk.class == classData {
+	data := pk.class != classHigh
+	if data {
 		if s.cfg.Switch.PFC {
-			if !s.admit(n, in, size) {
+			if !s.admit(n, in, pk.class, size) {
 				s.drop(id, egress)
 				return
 			}
-			s.ingressAdd(n, in, size)
+			s.ingressAdd(n, in, pk.class, size)
 			pk.ingress = in
 		} else if n.mmu.used+size > n.mmu.buffer {
 			s.drop(id, egress)
@@ -59,27 +60,27 @@ func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
 	}
 	ep.q[pk.class].push(id)
 	s.queueAdd(ep, pk.class, size)
-	if pk.class == classData && s.cfg.Switch.PFC {
-		s.checkPause(n, in)
+	if data && s.cfg.Switch.PFC {
+		s.checkPause(n, in, pk.class)
 	}
 	s.transmit(egress)
 }
 
 // dequeue takes the head packet of a class at port pid, doing what a switch
-// does as a packet leaves: release its buffer, mark ECN (RED on the data
-// queue's bytes, after removal), resume the upstream if its ingress has
-// drained, and push the INT record.
+// does as a packet leaves: release its buffer, mark ECN (RED on the bytes of
+// the packet's own class queue, after removal), resume the upstream's class
+// if its ingress has drained, and push the INT record.
 func (s *Sim) dequeue(p *portState, pid int32, class uint8) int32 {
 	id := s.release(p, class)
 	pk := s.pk.at(id)
 	if p.host {
 		return id
 	}
-	if class == classData {
+	if class != classHigh {
 		if pk.kind == pktData {
 			p.st.dataPkts++
 		}
-		if p.ecn && pk.kind == pktData && s.shouldMark(p) {
+		if p.ecn && pk.kind == pktData && s.shouldMark(p, class) {
 			pk.ecn = true
 			p.st.marks++
 			p.st.marksTick++
@@ -115,21 +116,22 @@ func (s *Sim) release(p *portState, class uint8) int32 {
 	pk := s.pk.at(id)
 	size := int64(pk.size)
 	s.queueRemove(p, class, size)
-	if !p.host && class == classData {
+	if !p.host && class != classHigh {
 		n := &s.nodes[p.node]
 		n.mmu.used -= size
 		if s.cfg.Switch.PFC {
-			s.ingressRemove(n, pk.ingress, size)
-			s.checkResume(n, pk.ingress)
+			s.ingressRemove(n, pk.ingress, class, size)
+			s.checkResume(n, pk.ingress, class)
 		}
 	}
 	return id
 }
 
 // shouldMark is HPCC's ShouldSendCN: mark above kmax; between kmin and kmax
-// with probability pmax·(q−kmin)/(kmax−kmin).
-func (s *Sim) shouldMark(p *portState) bool {
-	q := p.qBytes[classData]
+// with probability pmax·(q−kmin)/(kmax−kmin), q being the bytes of the
+// packet's own class queue (ECN per egress queue).
+func (s *Sim) shouldMark(p *portState, class uint8) bool {
+	q := p.qBytes[class]
 	if q > p.kmax {
 		return true
 	}
@@ -168,80 +170,86 @@ func (s *Sim) pfcThreshold(n *mmu, p *portState) int64 {
 	return t >> p.shift
 }
 
-func (s *Sim) sharedUsed(p *portState) int64 {
-	if r := s.cfg.Switch.Reserve; p.inBytes > r {
-		return p.inBytes - r
+// sharedUsed is the shared-buffer bytes of ingress port p's data class c
+// (HPCC's GetSharedUsed(port, qIndex)): what it holds beyond its reserve.
+func (s *Sim) sharedUsed(p *portState, c uint8) int64 {
+	if r := s.cfg.Switch.Reserve; p.inBytes[c] > r {
+		return p.inBytes[c] - r
 	}
 	return 0
 }
 
-// admit is CheckIngressAdmission: drop only when the headroom is full and the
-// shared buffer is over the port's threshold.
-func (s *Sim) admit(n *nodeState, in int32, size int64) bool {
+// admit is CheckIngressAdmission for ingress port in and data class c: drop
+// only when the class's headroom is full and its shared buffer is over the
+// port's threshold.
+func (s *Sim) admit(n *nodeState, in int32, c uint8, size int64) bool {
 	p := &s.ports[in]
-	return !(size+p.hdrmBytes > p.headroom && size+s.sharedUsed(p) > s.pfcThreshold(&n.mmu, p))
+	return !(size+p.hdrmBytes[c] > p.headroom && size+s.sharedUsed(p, c) > s.pfcThreshold(&n.mmu, p))
 }
 
-func (s *Sim) ingressAdd(n *nodeState, in int32, size int64) {
+func (s *Sim) ingressAdd(n *nodeState, in int32, c uint8, size int64) {
 	p := &s.ports[in]
 	reserve := s.cfg.Switch.Reserve
-	nb := p.inBytes + size
+	nb := p.inBytes[c] + size
 	if nb <= reserve {
-		p.inBytes = nb
+		p.inBytes[c] = nb
 		return
 	}
 	if nb-reserve > s.pfcThreshold(&n.mmu, p) {
-		p.hdrmBytes += size
+		p.hdrmBytes[c] += size
 		return
 	}
-	p.inBytes = nb
+	p.inBytes[c] = nb
 	n.mmu.sharedUsed += min(size, nb-reserve)
 }
 
-func (s *Sim) ingressRemove(n *nodeState, in int32, size int64) {
+func (s *Sim) ingressRemove(n *nodeState, in int32, c uint8, size int64) {
 	p := &s.ports[in]
 	reserve := s.cfg.Switch.Reserve
-	fromHdrm := min(p.hdrmBytes, size)
+	fromHdrm := min(p.hdrmBytes[c], size)
 	over := int64(0)
-	if p.inBytes > reserve {
-		over = p.inBytes - reserve
+	if p.inBytes[c] > reserve {
+		over = p.inBytes[c] - reserve
 	}
 	fromShared := min(size-fromHdrm, over)
-	p.hdrmBytes -= fromHdrm
-	p.inBytes -= size - fromHdrm
+	p.hdrmBytes[c] -= fromHdrm
+	p.inBytes[c] -= size - fromHdrm
 	n.mmu.sharedUsed -= fromShared
-	if p.inBytes < 0 || p.hdrmBytes < 0 || n.mmu.sharedUsed < 0 {
+	if p.inBytes[c] < 0 || p.hdrmBytes[c] < 0 || n.mmu.sharedUsed < 0 {
 		s.violate("negative buffer accounting at switch %s", n.name)
 	}
 }
 
-func (s *Sim) checkPause(n *nodeState, in int32) {
+func (s *Sim) checkPause(n *nodeState, in int32, c uint8) {
 	p := &s.ports[in]
-	if p.pfcSent {
+	bit := uint16(1) << c
+	if p.pfcSent&bit != 0 {
 		return
 	}
-	if p.hdrmBytes > 0 || s.sharedUsed(p) >= s.pfcThreshold(&n.mmu, p) {
-		p.pfcSent = true
-		s.sendPFC(in, true)
+	if p.hdrmBytes[c] > 0 || s.sharedUsed(p, c) >= s.pfcThreshold(&n.mmu, p) {
+		p.pfcSent |= bit
+		s.sendPFC(in, c, true)
 	}
 }
 
-func (s *Sim) checkResume(n *nodeState, in int32) {
+func (s *Sim) checkResume(n *nodeState, in int32, c uint8) {
 	p := &s.ports[in]
-	if !p.pfcSent {
+	bit := uint16(1) << c
+	if p.pfcSent&bit == 0 {
 		return
 	}
-	su := s.sharedUsed(p)
-	if p.hdrmBytes == 0 && (su == 0 || su+s.cfg.Switch.ResumeOffset <= s.pfcThreshold(&n.mmu, p)) {
-		p.pfcSent = false
-		s.sendPFC(in, false)
+	su := s.sharedUsed(p, c)
+	if p.hdrmBytes[c] == 0 && (su == 0 || su+s.cfg.Switch.ResumeOffset <= s.pfcThreshold(&n.mmu, p)) {
+		p.pfcSent &^= bit
+		s.sendPFC(in, c, false)
 	}
 }
 
-// sendPFC sends a PAUSE or RESUME for the data class out of port pid (towards
-// the upstream node). Like HPCC's SendPfc it goes into the high-priority
-// queue and so waits at most for the packet being transmitted.
-func (s *Sim) sendPFC(pid int32, pause bool) {
+// sendPFC sends a PAUSE or RESUME for data class c out of port pid (towards
+// the upstream node): like an 802.1Qbb frame it names the one class it
+// stops. Like HPCC's SendPfc it goes into the high-priority queue and so
+// waits at most for the packet being transmitted.
+func (s *Sim) sendPFC(pid int32, c uint8, pause bool) {
 	p := &s.ports[pid]
 	if !p.up {
 		return
@@ -251,6 +259,7 @@ func (s *Sim) sendPFC(pid int32, pause bool) {
 	pk.class = classHigh
 	pk.size = pfcFrameBytes
 	pk.pause = pause
+	pk.pclass = c
 	pk.ingress = -1
 	pk.flow = -1
 	s.cnt.created[pktPFC] += pfcFrameBytes
@@ -263,22 +272,27 @@ func (s *Sim) sendPFC(pid int32, pause bool) {
 }
 
 // receivePFC applies a PAUSE or RESUME that crossed the link of port pin to
-// the receiving node's egress port on that link (pin^1).
+// the receiving node's egress port on that link (pin^1), for the one data
+// class the frame names. The port's pause time counts while any class is
+// paused.
 func (s *Sim) receivePFC(id int32, pk *packet, pin int32) {
 	pause := pk.pause
+	bit := uint16(1) << pk.pclass
 	s.consume(id, pk)
 	tid := pin ^ 1
 	t := &s.ports[tid]
 	if pause {
-		if !t.paused {
-			t.paused = true
+		if t.paused == 0 {
 			t.pausedSince = s.now
 		}
+		t.paused |= bit
 		return
 	}
-	if t.paused {
-		t.paused = false
-		t.pausedTotal += s.now - t.pausedSince
+	if t.paused&bit != 0 {
+		t.paused &^= bit
+		if t.paused == 0 {
+			t.pausedTotal += s.now - t.pausedSince
+		}
 		s.transmit(tid)
 	}
 }

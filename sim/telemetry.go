@@ -231,7 +231,7 @@ func (t *telemetry) sample(s *Sim) {
 	if t.pfc {
 		for _, pid := range t.ports {
 			v := 0.0
-			if s.ports[pid].paused {
+			if s.ports[pid].paused != 0 {
 				v = 1
 			}
 			b = append(b, Sample{now, MetricPFC, pid, v})
