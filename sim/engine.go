@@ -155,7 +155,7 @@ type portState struct {
 	// hot: touched by every packet that crosses the port (kept together so
 	// that a packet event loads few cache lines)
 	up          bool
-	host        bool // egress port of a host NIC
+	host        bool   // egress port of a host NIC
 	paused      uint16 // PFC: bit c set while data class c is paused by the downstream node
 	pfcSent     uint16 // PFC: bit c set while we have paused data class c of the peer
 	kickPending bool

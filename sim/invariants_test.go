@@ -223,3 +223,51 @@ func TestUTurnAfterLinkDown(t *testing.T) {
 		}
 	}
 }
+
+// The same with several data classes, the class chosen per packet (flows
+// change class mid-flow, and some ask for a class beyond the last): every
+// invariant holds per class after every slice, and slicing changes nothing.
+func TestRandomRunsDataClasses(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	n := 40
+	if testing.Short() {
+		n = 10
+	}
+	for i := 0; i < n; i++ {
+		cfg := randomRun(r)
+		cfg.Switch.DataClasses = 1 + r.IntN(MaxDataClasses)
+		mod := int64(1 + r.IntN(9))
+		pt := &PrioTest{Class: func(flow int32, seq int64) int { return int((int64(flow) + seq/20_000) % mod) }}
+		if r.IntN(2) == 0 {
+			pt.Window = int64(10_000 + r.IntN(200_000))
+		}
+		cfg.Algos = []AlgoSpec{PrioAlgo(pt)}
+		whole, err := New(cfg)
+		if err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		wk := &keep{}
+		whole.Subscribe(wk)
+		if err := whole.Run(); err != nil {
+			t.Fatalf("case %d: %v", i, err)
+		}
+		if err := whole.checkInvariants(); err != nil {
+			t.Fatalf("case %d at the end: %v", i, err)
+		}
+		sliced, _ := New(cfg)
+		sk := &keep{}
+		sliced.Subscribe(sk)
+		step := Time(1 + r.IntN(5000000))
+		for !sliced.Done() {
+			if err := sliced.RunUntil(sliced.Now() + step); err != nil {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			if err := sliced.checkInvariants(); err != nil {
+				t.Fatalf("case %d at %d ps: %v", i, sliced.Now(), err)
+			}
+		}
+		if !reflect.DeepEqual(whole.Result(), sliced.Result()) || !reflect.DeepEqual(wk.s, sk.s) {
+			t.Fatalf("case %d: slicing by %d ps changed the results", i, step)
+		}
+	}
+}
