@@ -148,6 +148,7 @@ func switchConfig(s *Switch, c *CC) sim.SwitchConfig {
 	sw.INT = s.INT
 	sw.FlowCountTimeout = s.FlowCountTimeout
 	sw.AckHigh = s.AckClass == AckClassHigh
+	sw.DataClasses = s.DataClasses
 	sw.ECN = sim.ECNConfig{RefRate: RefRate}
 	switch {
 	case s.ECN != nil:

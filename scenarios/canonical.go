@@ -128,6 +128,11 @@ func canonSwitch(s *Switch) m {
 		"flowCountTimeout": formatTime(s.FlowCountTimeout),
 		"ackClass":         s.AckClass,
 	}
+	if s.DataClasses > 1 {
+		// left out at one class, so that every scenario written before
+		// the field existed keeps its canonical form
+		out["dataClasses"] = s.DataClasses
+	}
 	if e := s.ECN; e != nil {
 		if e.Enabled {
 			out["ecn"] = m{"enabled": true, "kmin": formatSize(e.Kmin), "kmax": formatSize(e.Kmax), "pmax": e.Pmax, "scale": e.Scale}

@@ -96,7 +96,7 @@ func TestDefaults(t *testing.T) {
 	want := Scenario{
 		Seed:     1,
 		Topology: Topology{Kind: KindDumbbell, Dumbbell: &Dumbbell{Senders: 1, Receivers: 1, HostLink: Link{100e9, sim.Microsecond}}},
-		Switch:   Switch{Buffer: 32 << 20, PFC: true, INT: true, FlowCountTimeout: 100 * sim.Microsecond, AckClass: AckClassData},
+		Switch:   Switch{Buffer: 32 << 20, PFC: true, INT: true, FlowCountTimeout: 100 * sim.Microsecond, AckClass: AckClassData, DataClasses: 1},
 		Host: Host{MTU: 1000, Header: 36, IdealHeader: 48, Ack: 48, Nack: 48, AckHeader: 34, AckEvery: 1, CNPInterval: 0, BDP: BDPGlobal,
 			RTO: sim.Millisecond, RTOAuto: true, NackInterval: 500 * sim.Microsecond},
 		Telemetry: Telemetry{Interval: 10 * sim.Microsecond, AllQueues: true, AllFlows: true},
@@ -181,6 +181,10 @@ func TestMalformed(t *testing.T) {
 		{name: "nack zero", sets: []string{"host.nack=0B"}, field: "host.nack", msg: "must be > 0"},
 		{name: "ack header unit", sets: []string{"host.ackHeader=34b"}, field: "host.ackHeader", msg: "unknown unit"},
 		{name: "ack class", sets: []string{"switch.ackClass=strict"}, field: "switch.ackClass", msg: "want data, high"},
+		{name: "data classes zero", sets: []string{"switch.dataClasses=0"}, field: "switch.dataClasses"},
+		{name: "data classes too many", sets: []string{"switch.dataClasses=9"}, field: "switch.dataClasses"},
+		{name: "data classes fraction", sets: []string{"switch.dataClasses=2.5"}, field: "switch.dataClasses"},
+		{name: "data classes string", sets: []string{"switch.dataClasses=many"}, field: "switch.dataClasses"},
 		{name: "ackEvery zero", sets: []string{"host.ackEvery=0"}, field: "host.ackEvery", msg: "must be > 0"},
 		{name: "bdp mode", sets: []string{"host.bdp=local"}, field: "host.bdp", msg: "want global, path"},
 		{name: "host unknown", sets: []string{"host.window=1"}, field: "host.window", msg: "unknown field"},
@@ -393,4 +397,40 @@ func TestContractExample(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	build(t, []byte(doc))
+}
+
+// switch.dataClasses reaches the engine and the canonical form; left out
+// (or 1) it is one class and the canonical form does not mention it, so
+// scenarios written before the field keep their canonical bytes.
+func TestDataClasses(t *testing.T) {
+	for _, tt := range []struct {
+		sets   []string
+		engine int // sim.SwitchConfig.DataClasses
+		canon  bool
+	}{
+		{nil, 1, false},
+		{[]string{"switch.dataClasses=1"}, 1, false},
+		{[]string{"switch.dataClasses=8"}, 8, true},
+		{[]string{"switch.dataClasses=3"}, 3, true},
+	} {
+		s := mustParse(t, mustSet(t, base, tt.sets...))
+		cfg, _, err := Build(s)
+		if err != nil {
+			t.Fatalf("%v: %v", tt.sets, err)
+		}
+		if cfg.Switch.DataClasses != tt.engine {
+			t.Errorf("%v: engine has %d data classes, want %d", tt.sets, cfg.Switch.DataClasses, tt.engine)
+		}
+		c, err := s.Canonical()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(c), `"dataClasses"`); got != tt.canon {
+			t.Errorf("%v: canonical mentions dataClasses: %v, want %v\n%s", tt.sets, got, tt.canon, c)
+		}
+		again := mustParse(t, c)
+		if again.Switch.DataClasses != tt.engine {
+			t.Errorf("%v: canonical form reparses to %d classes", tt.sets, again.Switch.DataClasses)
+		}
+	}
 }

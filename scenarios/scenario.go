@@ -138,6 +138,12 @@ type Switch struct {
 	// (their data's, as in HPCC's simulator) or AckClassHigh (strict
 	// priority).
 	AckClass string
+	// DataClasses is the number of strict-priority data queues per egress
+	// port, 1 … sim.MaxDataClasses (Parse's default is 1; 0 in a Scenario
+	// made by hand means 1 too). Senders of
+	// algorithms that choose a packet's class (cc.DataClasser) use them;
+	// the others send everything in the first.
+	DataClasses int
 }
 
 // Classes of switch.ackClass.
