@@ -254,3 +254,42 @@ func TestDataClassesValidation(t *testing.T) {
 		}
 	}
 }
+
+// An algorithm that does not choose classes sends everything in the first
+// data class: with eight classes configured, its runs (PFC and ECN at work)
+// are exactly those with one.
+func TestDataClassesUnusedChangeNothing(t *testing.T) {
+	for _, algo := range []string{"none", "dcqcn", "hpcc"} {
+		t.Run(algo, func(t *testing.T) {
+			var results []*sim.Result
+			var samples [][]sim.Sample
+			for _, classes := range []int{1, 8} {
+				tp := dumbbell(4, 100e9, sim.Microsecond)
+				var cfg sim.Config
+				if algo == "none" {
+					cfg = baseConfig(t, tp, noneAlgo(t, 0))
+					cfg.Switch.ECN = sim.ECNConfig{Enabled: true, Kmin: 20_000, Kmax: 200_000, Pmax: 0.2}
+				} else {
+					cfg = algoConfig(t, tp, algo, 100e9, nil)
+				}
+				cfg.Switch.Buffer = 1 << 20
+				cfg.Switch.DataClasses = classes
+				for i := 0; i < 4; i++ {
+					cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), "r0", 2_000_000, sim.Time(i)*5*sim.Microsecond))
+				}
+				c := &collector{}
+				_, r := run(t, cfg, c)
+				results = append(results, r)
+				samples = append(samples, c.s)
+			}
+			pauses := int64(0)
+			for _, p := range results[0].Ports {
+				pauses += p.PausesSent
+			}
+			t.Logf("%d pauses", pauses)
+			if !reflect.DeepEqual(results[0], results[1]) || !reflect.DeepEqual(samples[0], samples[1]) {
+				t.Error("eight classes changed a run whose algorithm uses one")
+			}
+		})
+	}
+}
