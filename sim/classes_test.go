@@ -176,13 +176,14 @@ func TestDataClassesECNPerQueue(t *testing.T) {
 }
 
 // eightClasses is an 8-to-1 incast in which flow i asks for class i, with a
-// small buffer so that PFC pauses classes, and ECN on.
+// small buffer so that PFC pauses classes (4 MB, of which 8 × 9 ports'
+// headroom and reserve take 3 MB), and ECN on.
 func eightClasses(t testing.TB, size int64, pt *sim.PrioTest) sim.Config {
 	tp := star(9, 100e9, sim.Microsecond)
 	pt.Class = func(flow int32, _ int64) int { return int(flow) }
 	cfg := baseConfig(t, tp, sim.PrioAlgo(pt))
 	cfg.Switch.DataClasses = 8
-	cfg.Switch.Buffer = 1 << 20
+	cfg.Switch.Buffer = 4 << 20
 	cfg.Switch.ECN = sim.ECNConfig{Enabled: true, Kmin: 20_000, Kmax: 200_000, Pmax: 0.5}
 	for i := 0; i < 8; i++ {
 		cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), "h8", size, 0))
@@ -241,55 +242,86 @@ func TestNoAllocationPerPacketDataClasses(t *testing.T) {
 	}
 }
 
-// switch.dataClasses outside 1 … 8 is refused, naming the field.
+// switch.dataClasses outside 1 … 8 is refused, naming the field; with PFC
+// each class has its own headroom and reserve, so a buffer that holds them
+// for one class may not for eight.
 func TestDataClassesValidation(t *testing.T) {
-	for _, n := range []int{-1, 9} {
-		tp := star(2, 100e9, sim.Microsecond)
+	// star(9) at 100 Gbps, 1 µs: 9 ports × (37.5 KB headroom + 4 KiB
+	// reserve) = 374 KB per class
+	for _, tt := range []struct {
+		classes int
+		buffer  int64
+		field   string // "": accepted
+	}{
+		{-1, 32 << 20, "switch.dataClasses"},
+		{9, 32 << 20, "switch.dataClasses"},
+		{0, 1 << 20, ""},
+		{1, 1 << 20, ""},
+		{2, 1 << 20, ""},
+		{3, 1 << 20, "switch.buffer"},
+		{8, 1 << 20, "switch.buffer"},
+		{8, 4 << 20, ""},
+	} {
+		tp := star(9, 100e9, sim.Microsecond)
 		cfg := baseConfig(t, tp, noneAlgo(t, 1))
-		cfg.Switch.DataClasses = n
+		cfg.Switch.DataClasses = tt.classes
+		cfg.Switch.Buffer = tt.buffer
 		_, err := sim.New(cfg)
 		fe, ok := err.(*sim.FieldError)
-		if !ok || fe.Field != "switch.dataClasses" {
-			t.Errorf("dataClasses %d: got %v, want a FieldError for switch.dataClasses", n, err)
+		switch {
+		case tt.field == "" && err != nil:
+			t.Errorf("%d classes, %d B: %v", tt.classes, tt.buffer, err)
+		case tt.field != "" && (!ok || fe.Field != tt.field):
+			t.Errorf("%d classes, %d B: got %v, want a FieldError for %s", tt.classes, tt.buffer, err, tt.field)
 		}
 	}
 }
 
 // An algorithm that does not choose classes sends everything in the first
-// data class: with eight classes configured, its runs (PFC and ECN at work)
-// are exactly those with one.
+// data class: with eight classes configured its runs (PFC and ECN at work)
+// are exactly those with one, once the buffer is larger by what the seven
+// other classes set aside (headroom and reserve per port and class: on
+// star(5) at 100 Gbps and 1 µs, 5 × (37.5 KB + 4 KiB) per class), so that
+// the PFC threshold is the same; without PFC nothing is set aside.
 func TestDataClassesUnusedChangeNothing(t *testing.T) {
+	const perClass = 5 * (37_500 + 4096)
 	for _, algo := range []string{"none", "dcqcn", "hpcc"} {
-		t.Run(algo, func(t *testing.T) {
-			var results []*sim.Result
-			var samples [][]sim.Sample
-			for _, classes := range []int{1, 8} {
-				tp := dumbbell(4, 100e9, sim.Microsecond)
-				var cfg sim.Config
-				if algo == "none" {
-					cfg = baseConfig(t, tp, noneAlgo(t, 0))
-					cfg.Switch.ECN = sim.ECNConfig{Enabled: true, Kmin: 20_000, Kmax: 200_000, Pmax: 0.2}
-				} else {
-					cfg = algoConfig(t, tp, algo, 100e9, nil)
+		for _, pfc := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/pfc=%v", algo, pfc), func(t *testing.T) {
+				var results []*sim.Result
+				var samples [][]sim.Sample
+				for _, classes := range []int{1, 8} {
+					tp := star(5, 100e9, sim.Microsecond)
+					var cfg sim.Config
+					if algo == "none" {
+						cfg = baseConfig(t, tp, noneAlgo(t, 0))
+						cfg.Switch.ECN = sim.ECNConfig{Enabled: true, Kmin: 20_000, Kmax: 200_000, Pmax: 0.2}
+					} else {
+						cfg = algoConfig(t, tp, algo, 100e9, nil)
+					}
+					cfg.Switch.PFC = pfc
+					cfg.Switch.Buffer = 1 << 20
+					if pfc {
+						cfg.Switch.Buffer += int64(classes-1) * perClass
+					}
+					cfg.Switch.DataClasses = classes
+					for i := 0; i < 4; i++ {
+						cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), "h4", 2_000_000, sim.Time(i)*5*sim.Microsecond))
+					}
+					c := &collector{}
+					_, r := run(t, cfg, c)
+					results = append(results, r)
+					samples = append(samples, c.s)
 				}
-				cfg.Switch.Buffer = 1 << 20
-				cfg.Switch.DataClasses = classes
-				for i := 0; i < 4; i++ {
-					cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), "r0", 2_000_000, sim.Time(i)*5*sim.Microsecond))
+				pauses := int64(0)
+				for _, p := range results[0].Ports {
+					pauses += p.PausesSent
 				}
-				c := &collector{}
-				_, r := run(t, cfg, c)
-				results = append(results, r)
-				samples = append(samples, c.s)
-			}
-			pauses := int64(0)
-			for _, p := range results[0].Ports {
-				pauses += p.PausesSent
-			}
-			t.Logf("%d pauses", pauses)
-			if !reflect.DeepEqual(results[0], results[1]) || !reflect.DeepEqual(samples[0], samples[1]) {
-				t.Error("eight classes changed a run whose algorithm uses one")
-			}
-		})
+				t.Logf("%d pauses, %d drops", pauses, results[0].Drops)
+				if !reflect.DeepEqual(results[0], results[1]) || !reflect.DeepEqual(samples[0], samples[1]) {
+					t.Error("eight classes changed a run whose algorithm uses one")
+				}
+			})
+		}
 	}
 }

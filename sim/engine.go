@@ -434,14 +434,22 @@ func (s *Sim) buildNodes() error {
 			continue
 		}
 		n.mmu.buffer = cfg.Switch.Buffer
+		// every (ingress port, data class) pair has its own headroom and
+		// reserve (802.1Qbb; HPCC's SwitchMmu keeps them per port and
+		// queue), so the buffer sets both aside for each class
+		classes := int64(s.nData)
 		for _, pid := range n.ports {
-			n.mmu.totalHdrm += s.ports[pid].headroom
-			n.mmu.totalRsrv += reserve
+			n.mmu.totalHdrm += s.ports[pid].headroom * classes
+			n.mmu.totalRsrv += reserve * classes
 		}
 		if cfg.Switch.PFC && n.mmu.totalHdrm+n.mmu.totalRsrv >= n.mmu.buffer {
+			what := "PFC headroom and reserve"
+			if classes > 1 {
+				what = fmt.Sprintf("PFC headroom and reserve for %d data classes", classes)
+			}
 			return &FieldError{Field: "switch.buffer", Msg: fmt.Sprintf(
-				"%d B is not more than switch %s's PFC headroom and reserve (%d B); give it more or turn PFC off",
-				n.mmu.buffer, n.name, n.mmu.totalHdrm+n.mmu.totalRsrv)}
+				"%d B is not more than switch %s's %s (%d B); give it more or turn PFC off",
+				n.mmu.buffer, n.name, what, n.mmu.totalHdrm+n.mmu.totalRsrv)}
 		}
 	}
 	return nil

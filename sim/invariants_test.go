@@ -236,6 +236,7 @@ func TestRandomRunsDataClasses(t *testing.T) {
 	for i := 0; i < n; i++ {
 		cfg := randomRun(r)
 		cfg.Switch.DataClasses = 1 + r.IntN(MaxDataClasses)
+		cfg.Switch.Buffer *= int64(cfg.Switch.DataClasses) // headroom and reserve per class
 		mod := int64(1 + r.IntN(9))
 		pt := &PrioTest{Class: func(flow int32, seq int64) int { return int((int64(flow) + seq/20_000) % mod) }}
 		if r.IntN(2) == 0 {
