@@ -120,8 +120,9 @@ type SwitchConfig struct {
 	// first), ACKs and NACKs ride their data's class unless AckHigh, and
 	// buffer admission, PFC and ECN apply per class: a PAUSE stops one class
 	// of the upstream port, thresholds are kept per ingress port and class
-	// (HPCC's SwitchMmu [port][queue]), and ECN marks on the class's own
-	// queue. With one class the switch is exactly the single data queue.
+	// (HPCC's SwitchMmu [port][queue]) with headroom and reserve set aside
+	// for each class, and ECN marks on the class's own queue. With one
+	// class the switch is exactly the single data queue.
 	DataClasses int
 	// PFC thresholds as in HPCC's simulator: per-port ingress reserve, resume
 	// offset and the headroom factor (headroom = factor × rate × delay).
