@@ -123,6 +123,17 @@ type FlowInfo struct {
 	// destination host and algorithm instance, shared by every flow
 	// between them for the whole run. Nil otherwise.
 	Conn *Conn
+	// Classes is the number of strict-priority data classes the fabric has
+	// (SwitchConfig.DataClasses).
+	Classes int
+	// Incoming counts the flows to the same destination host, this one
+	// included, that have started and not finished when it starts: what a
+	// client knows of its own outstanding requests (Homa's incast
+	// optimisation).
+	Incoming int
+	// Workload describes the run's message sizes; nil when the run has
+	// no flows (it is never nil for a started flow).
+	Workload *Workload
 }
 
 // Conn is what the messages between one pair of hosts share: in RDMA a
@@ -251,6 +262,15 @@ type DataInfo struct {
 	Last    bool // last packet of the message (BTH "Last")
 	InOrder bool
 	Src     int32 // sender host node index
+	// For receiver-driven algorithms (Algorithm.ReceiverDriven), whose
+	// data may arrive out of order: Received counts the flow's distinct
+	// payload bytes in so far (this packet included), RcvNxt is the
+	// first byte not yet received, Dup says this packet had arrived
+	// before, and Echo is the value the sender set with DrivenEnv.Echo.
+	Received int64
+	RcvNxt   int64
+	Dup      bool
+	Echo     int64
 }
 
 // ReceiverEnv is the engine's side of one receiver instance (one per

@@ -16,6 +16,11 @@ type scriptEnv struct {
 	wall     int64     // WallNanos: advances by wallStep at every read
 	wallStep int64
 	arms     int // SetTimer calls
+	// DrivenEnv: the limit, the last Resend, control packets sent, the echo
+	limit  int64
+	resend [2]int64
+	ctrls  []Ctrl
+	echo   int64
 }
 
 func newEnv() *scriptEnv {
@@ -36,6 +41,11 @@ func (e *scriptEnv) WallNanos() int64 {
 	e.wall += e.wallStep
 	return e.wall
 }
+func (e *scriptEnv) SetLimit(limit int64)  { e.limit = limit }
+func (e *scriptEnv) Resend(from, to int64) { e.resend = [2]int64{from, to} }
+func (e *scriptEnv) SendCtrl(c Ctrl)       { e.ctrls = append(e.ctrls, c) }
+func (e *scriptEnv) Echo(v int64)          { e.echo = v }
+
 func (e *scriptEnv) Rand() float64 {
 	if len(e.rand) == 0 {
 		return 0

@@ -26,6 +26,9 @@ func TestOptionalHooks(t *testing.T) {
 		"tcp":       "timeout",        // NACKs on ACKs; the engine's retransmission timeout
 		"fdcc":      "",               // INT and timestamps on ACKs
 		"rlcc":      "",               // timestamps on ACKs
+		// receiver-driven: grants and credits arrive as control packets
+		"homa":        "class ctrl send",
+		"expresspass": "ctrl send timer", // re-sends its credit request
 	}
 	for _, a := range Algorithms() {
 		w, ok := want[a.Name]
@@ -56,6 +59,12 @@ func TestOptionalHooks(t *testing.T) {
 		}
 		if _, ok := s.(TimeoutHandler); ok {
 			got = append(got, "timeout")
+		}
+		if _, ok := s.(CtrlHandler); ok {
+			got = append(got, "ctrl")
+		}
+		if _, ok := s.(DataClasser); ok {
+			got = append(got, "class")
 		}
 		sort.Strings(got)
 		if g := strings.Join(got, " "); g != w {

@@ -103,6 +103,28 @@ type Algorithm struct {
 	ECN                   *ECNDefaults `json:"ecn,omitempty"`
 	// Connections asks the engine for a Conn per host pair in FlowInfo.
 	Connections bool `json:"connections,omitempty"`
+	// ReceiverDriven: the receiver decides what the sender sends, with
+	// control packets (cc.Ctrl). The receiving NIC accepts data out of
+	// order and sends no per-packet ACK or NACK, only one ACK once every
+	// byte of the message is in, which finishes the flow at the sender;
+	// a duplicate after that is acknowledged again. The sender's
+	// retransmission timeout, when a run has one, only probes a flow that
+	// has sent everything and heard nothing (it resends the last packet).
+	ReceiverDriven bool `json:"receiverDriven,omitempty"`
+	// Credit asks every egress port for a credit queue (ExpressPass).
+	Credit *CreditSpec `json:"credit,omitempty"`
+	// DataClasses is the number of strict-priority data classes the
+	// algorithm is designed for (Homa: 8); a scenario that does not set
+	// switch.dataClasses gets the largest any of its algorithms asks for.
+	DataClasses int `json:"dataClasses,omitempty"`
+	// SprayParam, when set, names a bool parameter that sprays the
+	// algorithm's data packets per packet across equal-cost paths (Homa)
+	// whatever the scenario's routing.
+	SprayParam string `json:"sprayParam,omitempty"`
+	// SenderSRPT makes a sending NIC serve the algorithm's flows shortest
+	// remaining first (within a priority) instead of round robin (Homa's
+	// sender).
+	SenderSRPT bool `json:"senderSRPT,omitempty"`
 	// Series names the algorithm's own telemetry series, in id order.
 	Series []SeriesSpec `json:"series"`
 
@@ -295,6 +317,8 @@ var algorithms = []*Algorithm{
 	qcnAlgorithm(true),
 	mpccAlgorithm(),
 	rccAlgorithm(),
+	homaAlgorithm(),
+	expressPassAlgorithm(),
 	dolceAlgorithm(),
 	dolcePlusAlgorithm(),
 	tcpAlgorithm(),

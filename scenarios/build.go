@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,6 +98,14 @@ func BuildWith(s *Scenario, opt BuildOptions) (*sim.Config, *Meta, error) {
 		}
 	}
 	cfg.Algos = algos.specs
+	if cfg.Switch.DataClasses == 0 {
+		// the most any of the run's algorithms is designed for
+		cfg.Switch.DataClasses = 1
+		for _, a := range cfg.Algos {
+			cfg.Switch.DataClasses = max(cfg.Switch.DataClasses, a.Algo.DataClasses)
+		}
+	}
+	cfg.Workload = workloadOf(sc)
 
 	events := append([]Event(nil), sc.Events...)
 	sort.SliceStable(events, func(i, j int) bool { return events[i].At < events[j].At })
@@ -149,6 +159,7 @@ func switchConfig(s *Switch, c *CC) sim.SwitchConfig {
 	sw.FlowCountTimeout = s.FlowCountTimeout
 	sw.AckHigh = s.AckClass == AckClassHigh
 	sw.DataClasses = s.DataClasses
+	sw.Spray = s.Routing == RoutingSpray
 	sw.ECN = sim.ECNConfig{RefRate: RefRate}
 	switch {
 	case s.ECN != nil:
@@ -245,4 +256,60 @@ func (t *algoTable) get(c *CC, lineRate int64) (int, error) {
 	t.specs = append(t.specs, sim.AlgoSpec{Algo: a, Preset: c.Preset, Params: params})
 	t.index[key] = len(t.specs) - 1
 	return len(t.specs) - 1, nil
+}
+
+// workloadOf is the run's message-size distribution for the algorithms that
+// derive settings from it (Homa's priority cut-offs): the CDF of its Poisson
+// entries when they all draw from one, each segment of the CDF split into
+// equal-mass slices; nil otherwise, and the engine takes the flows' own
+// sizes.
+func workloadOf(sc *Scenario) *cc.Workload {
+	var pts []CDFPoint
+	for i := range sc.Workload {
+		w := &sc.Workload[i]
+		if w.Kind != KindPoisson || w.Poisson == nil || w.Poisson.Size > 0 {
+			return nil
+		}
+		p := w.Poisson.CDFPoints
+		if p == nil {
+			c, err := LoadCDF(w.Poisson.CDF)
+			if err != nil {
+				return nil
+			}
+			p = c.Points
+		}
+		if pts != nil && !slices.Equal(pts, p) {
+			return nil
+		}
+		pts = p
+	}
+	if len(pts) < 2 {
+		return nil
+	}
+	const slicesPer = 16
+	var sizes []int64
+	var weights []float64
+	for i := 1; i < len(pts); i++ {
+		a, b := pts[i-1], pts[i]
+		mass := (b.Percent - a.Percent) / 100
+		if mass <= 0 {
+			continue
+		}
+		for k := 0; k < slicesPer; k++ {
+			v := int64(math.Round(a.Bytes + (b.Bytes-a.Bytes)*(float64(k)+0.5)/slicesPer))
+			sizes = append(sizes, max(v, 1))
+			weights = append(weights, mass/slicesPer)
+		}
+	}
+	// sizes ascend (a CDF's bytes do not decrease); merge equal ones
+	w := &cc.Workload{}
+	for i, v := range sizes {
+		if n := len(w.Sizes); n > 0 && w.Sizes[n-1] == v {
+			w.Weights[n-1] += weights[i]
+			continue
+		}
+		w.Sizes = append(w.Sizes, v)
+		w.Weights = append(w.Weights, weights[i])
+	}
+	return w
 }

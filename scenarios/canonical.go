@@ -128,10 +128,13 @@ func canonSwitch(s *Switch) m {
 		"flowCountTimeout": formatTime(s.FlowCountTimeout),
 		"ackClass":         s.AckClass,
 	}
-	if s.DataClasses > 1 {
-		// left out at one class, so that every scenario written before
-		// the field existed keeps its canonical form
+	if s.DataClasses > 0 {
+		// left out when the algorithms decide, so that every scenario
+		// written before the field existed keeps its canonical form
 		out["dataClasses"] = s.DataClasses
+	}
+	if s.Routing != "" && s.Routing != RoutingECMP {
+		out["routing"] = s.Routing
 	}
 	if e := s.ECN; e != nil {
 		if e.Enabled {

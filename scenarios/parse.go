@@ -85,7 +85,7 @@ func (r *runAlgos) names() string {
 
 func (d *decoder) scenario(tree any) *Scenario {
 	s := &Scenario{Seed: DefaultSeed}
-	s.Switch = Switch{Buffer: DefaultBuffer, PFC: true, INT: true, FlowCountTimeout: DefaultFlowCountTimeout, AckClass: AckClassData, DataClasses: 1}
+	s.Switch = Switch{Buffer: DefaultBuffer, PFC: true, INT: true, FlowCountTimeout: DefaultFlowCountTimeout, AckClass: AckClassData, Routing: RoutingECMP}
 	s.Host = Host{MTU: DefaultMTU, Header: DefaultHeader, IdealHeader: DefaultIdealHeader,
 		Ack: DefaultAck, Nack: DefaultNack, AckHeader: DefaultAckHeader, AckEvery: 1,
 		BDP: BDPGlobal, RTO: DefaultRTO, RTOAuto: true, NackInterval: DefaultNackInterval}
@@ -561,6 +561,7 @@ func (d *decoder) switchSection(path string, v any, sw *Switch, algo *cc.Algorit
 	sw.FlowCountTimeout = f.time("flowCountTimeout", sw.FlowCountTimeout, true)
 	sw.AckClass = f.enum("ackClass", sw.AckClass, AckClassData, AckClassHigh)
 	sw.DataClasses = f.count("dataClasses", sw.DataClasses, 1, sim.MaxDataClasses)
+	sw.Routing = f.enum("routing", sw.Routing, RoutingECMP, RoutingSpray)
 	f.finish()
 }
 

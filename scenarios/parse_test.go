@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -96,7 +97,7 @@ func TestDefaults(t *testing.T) {
 	want := Scenario{
 		Seed:     1,
 		Topology: Topology{Kind: KindDumbbell, Dumbbell: &Dumbbell{Senders: 1, Receivers: 1, HostLink: Link{100e9, sim.Microsecond}}},
-		Switch:   Switch{Buffer: 32 << 20, PFC: true, INT: true, FlowCountTimeout: 100 * sim.Microsecond, AckClass: AckClassData, DataClasses: 1},
+		Switch:   Switch{Buffer: 32 << 20, PFC: true, INT: true, FlowCountTimeout: 100 * sim.Microsecond, AckClass: AckClassData, Routing: RoutingECMP},
 		Host: Host{MTU: 1000, Header: 36, IdealHeader: 48, Ack: 48, Nack: 48, AckHeader: 34, AckEvery: 1, CNPInterval: 0, BDP: BDPGlobal,
 			RTO: sim.Millisecond, RTOAuto: true, NackInterval: 500 * sim.Microsecond},
 		Telemetry: Telemetry{Interval: 10 * sim.Microsecond, AllQueues: true, AllFlows: true},
@@ -400,20 +401,31 @@ func TestContractExample(t *testing.T) {
 }
 
 // switch.dataClasses reaches the engine and the canonical form; left out
-// (or 1) it is one class and the canonical form does not mention it, so
-// scenarios written before the field keep their canonical bytes.
+// it is what the algorithms are designed for (one class, or Homa's 8) and
+// the canonical form does not mention it, so scenarios written before the
+// field keep their canonical bytes and a run with another algorithm
+// (--algo) gets that algorithm's classes; set, it holds for every
+// algorithm.
 func TestDataClasses(t *testing.T) {
 	for _, tt := range []struct {
 		sets   []string
 		engine int // sim.SwitchConfig.DataClasses
 		canon  bool
+		parsed int // Switch.DataClasses after reparsing the canonical form
 	}{
-		{nil, 1, false},
-		{[]string{"switch.dataClasses=1"}, 1, false},
-		{[]string{"switch.dataClasses=8"}, 8, true},
-		{[]string{"switch.dataClasses=3"}, 3, true},
+		{nil, 1, false, 0},
+		{[]string{"switch.dataClasses=1"}, 1, true, 1},
+		{[]string{"switch.dataClasses=8"}, 8, true, 8},
+		{[]string{"switch.dataClasses=3"}, 3, true, 3},
+		{[]string{`cc={"algorithm": "homa"}`}, 8, false, 0},
+		{[]string{`cc={"algorithm": "homa"}`, "switch.dataClasses=1"}, 1, true, 1},
+		{[]string{`cc={"algorithm": "expresspass"}`}, 1, false, 0},
 	} {
-		s := mustParse(t, mustSet(t, base, tt.sets...))
+		doc := base
+		if strings.Contains(strings.Join(tt.sets, " "), "cc=") {
+			doc = oneFlow // base's events set none's parameters
+		}
+		s := mustParse(t, mustSet(t, doc, tt.sets...))
 		cfg, _, err := Build(s)
 		if err != nil {
 			t.Fatalf("%v: %v", tt.sets, err)
@@ -429,8 +441,66 @@ func TestDataClasses(t *testing.T) {
 			t.Errorf("%v: canonical mentions dataClasses: %v, want %v\n%s", tt.sets, got, tt.canon, c)
 		}
 		again := mustParse(t, c)
-		if again.Switch.DataClasses != tt.engine {
-			t.Errorf("%v: canonical form reparses to %d classes", tt.sets, again.Switch.DataClasses)
+		if again.Switch.DataClasses != tt.parsed {
+			t.Errorf("%v: canonical form reparses to %d classes, want %d", tt.sets, again.Switch.DataClasses, tt.parsed)
 		}
+	}
+}
+
+const oneFlow = `{"name": "one", "topology": {"kind": "dumbbell", "senders": 1, "receivers": 1,
+	"hostLink": {"rate": "100Gbps", "delay": "1us"}}, "workload": [{"kind": "flows", "flows": [{"src": "h0", "dst": "r0", "size": "1MB"}]}]}`
+
+// switch.routing: per-flow ECMP by default (left out of the canonical
+// form), per-packet spraying when asked; anything else names the field.
+func TestRouting(t *testing.T) {
+	for _, tt := range []struct {
+		sets  []string
+		spray bool
+	}{
+		{nil, false},
+		{[]string{"switch.routing=ecmp"}, false},
+		{[]string{"switch.routing=spray"}, true},
+	} {
+		s := mustParse(t, mustSet(t, base, tt.sets...))
+		cfg, _, err := Build(s)
+		if err != nil {
+			t.Fatalf("%v: %v", tt.sets, err)
+		}
+		if cfg.Switch.Spray != tt.spray {
+			t.Errorf("%v: engine sprays %v, want %v", tt.sets, cfg.Switch.Spray, tt.spray)
+		}
+		c, _ := s.Canonical()
+		if got := strings.Contains(string(c), `"routing"`); got != tt.spray {
+			t.Errorf("%v: canonical mentions routing: %v, want %v", tt.sets, got, tt.spray)
+		}
+	}
+	_, err := Parse(mustSet(t, base, "switch.routing=random"))
+	if err == nil || !strings.Contains(err.Error(), "switch.routing") {
+		t.Errorf("switch.routing=random: err = %v, want one naming switch.routing", err)
+	}
+}
+
+// A Poisson workload gives the algorithms its CDF (Homa's cut-offs), in
+// equal-mass slices of each segment; explicit flows give none (the engine
+// takes the flows' own sizes).
+func TestWorkloadOf(t *testing.T) {
+	s := mustParse(t, mustSet(t, base, `workload=[{"kind": "poisson", "cdf": [[1000, 0], [3000, 50], [5000, 100]], "load": 0.3, "until": "10us"}]`))
+	w := workloadOf(s)
+	// 16 slices of each segment, at their middles (1062.5 … 4937.5 B)
+	if w == nil || len(w.Sizes) != 32 || w.Sizes[0] != 1063 || w.Sizes[31] != 4938 {
+		t.Fatalf("workload %+v, want 32 slices of 1000–5000 B", w)
+	}
+	sum := 0.0
+	for i, v := range w.Sizes {
+		sum += w.Weights[i]
+		if i > 0 && v <= w.Sizes[i-1] {
+			t.Errorf("size %d = %d: not ascending", i, v)
+		}
+	}
+	if math.Abs(sum-1) > 1e-12 || math.Abs(w.Weights[16]-1.0/32) > 1e-12 {
+		t.Errorf("weights sum to %g, slice 16 weighs %g, want 1 and 1/32", sum, w.Weights[16])
+	}
+	if workloadOf(mustParse(t, []byte(base))) != nil {
+		t.Error("explicit flows: want no workload CDF")
 	}
 }

@@ -139,12 +139,21 @@ type Switch struct {
 	// priority).
 	AckClass string
 	// DataClasses is the number of strict-priority data queues per egress
-	// port, 1 … sim.MaxDataClasses (Parse's default is 1; 0 in a Scenario
-	// made by hand means 1 too). Senders of
-	// algorithms that choose a packet's class (cc.DataClasser) use them;
-	// the others send everything in the first.
+	// port, 1 … sim.MaxDataClasses; 0 (Parse's default) is the most any of
+	// the run's algorithms is designed for (cc.Algorithm.DataClasses:
+	// Homa's 8), or 1. Senders of algorithms that choose a packet's class
+	// (cc.DataClasser) use them; the others send everything in the first.
 	DataClasses int
+	// Routing is how switches spread packets over equal-cost paths:
+	// RoutingECMP (per flow, the default) or RoutingSpray (per packet).
+	Routing string
 }
+
+// Routings of switch.routing.
+const (
+	RoutingECMP  = "ecmp"
+	RoutingSpray = "spray"
+)
 
 // Classes of switch.ackClass.
 const (

@@ -21,7 +21,7 @@ func TestNoAllocationPerPacket(t *testing.T) {
 	// Dolce-RC with a short qualify interval, so that its bandit iterates
 	// (and RCC's receiver recycles message state) within the run
 	over := map[string]map[string]float64{"dolce": {"qualifyInterval": 5}}
-	for _, algo := range []string{"none", "dcqcn", "timely", "dctcp", "hpcc", "qcn", "mpcc", "rcc", "dolce", "dolceplus", "tcp", "fdcc", "rlcc"} {
+	for _, algo := range []string{"none", "dcqcn", "timely", "dctcp", "hpcc", "qcn", "mpcc", "rcc", "dolce", "dolceplus", "tcp", "fdcc", "rlcc", "homa", "expresspass"} {
 		allocs := func(size int64) float64 {
 			tp := star(9, 100e9, sim.Microsecond)
 			var cfg sim.Config

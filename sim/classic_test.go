@@ -29,6 +29,9 @@ func algoConfig(t testing.TB, tp *topo, name string, lineRate int64, over map[st
 		t.Fatal(errs[0])
 	}
 	cfg := baseConfig(t, tp, sim.AlgoSpec{Algo: a, Params: p})
+	if a.DataClasses > 0 {
+		cfg.Switch.DataClasses = a.DataClasses // as scenarios default it
+	}
 	if a.ECN != nil {
 		cfg.Switch.ECN = sim.ECNConfig{Enabled: true, Kmin: a.ECN.Kmin, Kmax: a.ECN.Kmax, Pmax: a.ECN.Pmax,
 			ScaleWithRate: true, RefRate: 100e9}

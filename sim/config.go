@@ -124,6 +124,13 @@ type SwitchConfig struct {
 	// for each class, and ECN marks on the class's own queue. With one
 	// class the switch is exactly the single data queue.
 	DataClasses int
+	// Spray routes every data packet on its own among the equal-cost next
+	// hops (per-packet spraying, Homa's core spraying) instead of per flow
+	// (ECMP on the flow's 4-tuple). Receivers of algorithms that are not
+	// receiver-driven still expect data in order: a packet that overtakes
+	// another makes them NACK, as a RoCE NIC would. An algorithm may also
+	// spray only its own flows (cc.Algorithm.SprayParam).
+	Spray bool
 	// PFC thresholds as in HPCC's simulator: per-port ingress reserve, resume
 	// offset and the headroom factor (headroom = factor × rate × delay).
 	Reserve        int64 // default 4 KiB
@@ -202,6 +209,10 @@ type Config struct {
 	Telemetry TelemetryConfig
 	Seed      uint64
 	Duration  Time // 0: until every flow has finished (capped at MaxDuration)
+	// Workload is the run's message-size distribution, which algorithms may
+	// derive settings from (cc.FlowInfo.Workload); nil: the flows' own
+	// sizes, equally weighted.
+	Workload *cc.Workload
 	// WallClock is what algorithms read through cc.Env.WallNanos to time
 	// their own work (nanoseconds); nil is the process's monotonic clock.
 	// Tests set it to make solve-time series reproducible.

@@ -55,6 +55,7 @@ type Sim struct {
 	algos     []algoRun
 	rx        []rxState // receiver-side algorithm instances, in order of creation
 	hasRx     bool      // some algorithm of the run has a receiver side
+	srpt      bool      // some algorithm's sending NICs serve shortest remaining first
 	flowCount bool      // some algorithm needs the switches' active-flow counter
 	ackClass  uint8     // classHigh if ACKs and NACKs are high priority at switches (SwitchConfig.AckHigh), else classData: their data's class
 	nData     uint8     // data classes per egress port (SwitchConfig.DataClasses)
@@ -70,6 +71,8 @@ type Sim struct {
 	pending   int    // flows not yet started
 	waiting   int    // of those, flows waiting on a barrier (no start event yet)
 	scripts   int    // scripted events not yet run
+	// flows started and not finished per destination node (FlowInfo.Incoming)
+	incoming []int32
 	stopped   bool
 	endReason string
 
@@ -89,6 +92,11 @@ type Sim struct {
 	// scratch values handed to algorithms (reused: no allocation per packet)
 	ack  cc.Ack
 	data cc.DataInfo
+	ctrl cc.Ctrl
+
+	credit   *cc.CreditSpec // the credit queues' settings (the first algorithm with one), nil: none
+	crQueue  int            // credits a credit queue holds
+	workload *cc.Workload   // the run's message sizes, shared by every flow
 
 	portNames []string
 	portIDs   map[string]int32
@@ -117,6 +125,9 @@ type algoRun struct {
 	statOf    []int32               // index in Sim.sstats of each series, -1 if not summarised
 	rxOf      map[int32]int32       // receiving host -> index into Sim.rx (algorithms with a receiver)
 	conns     map[[2]int32]*cc.Conn // (source, destination host) -> connection, when the algorithm asks
+	driven    bool                  // cc.Algorithm.ReceiverDriven
+	spray     bool                  // its data packets are sprayed per packet (switch.routing or its spray parameter)
+	srpt      bool                  // its sending NICs serve shortest remaining first (cc.Algorithm.SenderSRPT)
 }
 
 // rxState is one receiver-side algorithm instance: one per receiving host
@@ -125,6 +136,8 @@ type rxState struct {
 	r      cc.Receiver
 	timer  cc.ReceiverTimer // nil unless it arms timers
 	obs    cc.RxObserver    // nil unless it watches the NIC's RX
+	ctrl   cc.CtrlReceiver  // nil unless it takes control packets
+	ender  cc.FlowEnder     // nil unless it wants to know when a flow is in
 	env    *rxEnv
 	algo   int32
 	host   int32
@@ -174,8 +187,8 @@ type portState struct {
 	wireBytes   int64
 	txBytes     int64
 	wire        wireRing // the link's direction that starts at this port
-	q           [nClass]ring
-	qBytes      [nClass]int64
+	q           [nQueue]ring
+	qBytes      [nQueue]int64
 
 	// buffer accounting of packets that entered this port's node through this
 	// port's link (the port is the "ingress" of HPCC's MMU)
@@ -186,6 +199,12 @@ type portState struct {
 	kmin, kmax int64
 	pmax       float64
 	loss       float64
+
+	// credit queue (cc.CreditSpec): a credit may leave at crTAT − crBurst
+	// or later (a token bucket as GCRA); crT is one credit's share of the
+	// link
+	crTAT, crT, crBurst Time
+	crDrops             int64
 
 	// host NIC: the flows it sends (round robin as HPCC's RdmaEgressQueue)
 	qps    []int32
@@ -231,6 +250,12 @@ type flowState struct {
 	onQCN                  cc.QCNHandler
 	onTimer                cc.TimerHandler
 	onTimeout              cc.TimeoutHandler
+	onCtrl                 cc.CtrlHandler
+	limit                  int64  // packets start only below this byte (cc.DrivenEnv.SetLimit)
+	rtxFrom, rtxTo         int64  // a range to send again before new data (cc.DrivenEnv.Resend)
+	echo                   int64  // carried by data packets (cc.DrivenEnv.Echo)
+	route                  uint64 // the path of the latest credit, for the data it releases
+	sprayN                 uint32 // data packets sent, for per-packet spraying
 	env                    *flowEnv
 	timers                 [cc.MaxTimers]timerSlot
 	rtoGen                 uint32
@@ -257,6 +282,8 @@ type flowState struct {
 	sampledDel int64
 	halfDel    int64
 	halfActive bool
+	rxBits     []uint64 // receiver-driven: packets received (index seq/MTU)
+	rxHigh     int64    // receiver-driven: one past the highest byte received
 
 	startAt, finishAt Time
 	gauges            []gauge
@@ -336,6 +363,7 @@ func New(cfg Config) (*Sim, error) {
 	if err := s.buildFlows(); err != nil {
 		return nil, err
 	}
+	s.buildWorkload()
 	if err := s.buildEvents(); err != nil {
 		return nil, err
 	}
@@ -520,6 +548,18 @@ func (s *Sim) buildAlgos() error {
 		}
 		if a.Algo.Connections {
 			r.conns = map[[2]int32]*cc.Conn{}
+		}
+		r.driven = a.Algo.ReceiverDriven
+		r.srpt = a.Algo.SenderSRPT
+		s.srpt = s.srpt || r.srpt
+		r.spray = s.cfg.Switch.Spray || (a.Algo.SprayParam != "" && r.params[a.Algo.SprayParam] != 0)
+		if a.Algo.Credit != nil && s.credit == nil {
+			s.credit = a.Algo.Credit
+		}
+	}
+	if s.credit != nil {
+		if err := s.initCredits(); err != nil {
+			return err
 		}
 	}
 	s.intOn = s.cfg.Switch.INT

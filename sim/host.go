@@ -161,12 +161,15 @@ func (s *Sim) startFlow(id int32) {
 	f.env = &flowEnv{s: s, f: id}
 	f.rate = cc.Unlimited
 	f.window = cc.Unlimited
+	f.limit = cc.Unlimited
 	f.nextAvail = s.now
 	f.lastProgress = s.now
 	f.gauges = make([]gauge, len(a.series))
+	s.incoming[f.dst]++
 	info := cc.FlowInfo{
 		ID: id, Size: f.size, BaseRTT: f.baseRTT, MaxBDP: f.maxBDP, LineRate: f.lineRate,
 		MTU: s.cfg.Host.MTU, Header: s.cfg.Host.Header, Hops: f.hops,
+		Classes: int(s.nData), Incoming: int(s.incoming[f.dst]), Workload: s.workload,
 	}
 	if a.conns != nil {
 		k := [2]int32{f.src, f.dst}
@@ -190,6 +193,7 @@ func (s *Sim) startFlow(id int32) {
 	f.onQCN, _ = f.sender.(cc.QCNHandler)
 	f.onTimer, _ = f.sender.(cc.TimerHandler)
 	f.onTimeout, _ = f.sender.(cc.TimeoutHandler)
+	f.onCtrl, _ = f.sender.(cc.CtrlHandler)
 	f.sender.Start(f.env)
 	f.dirty = false
 	s.tel.flowStarted(s, id)
@@ -205,13 +209,14 @@ func (s *Sim) finishFlow(f *flowState) {
 	f.state = flowDone
 	f.finishAt = s.now
 	s.finished++
+	s.incoming[f.dst]--
 	for i := range f.timers {
 		f.timers[i].armed = false
 		f.timers[i].gen = (f.timers[i].gen + 1) & 0xffffff
 	}
 	f.rtoGen++
 	f.rtoPending = false
-	f.sender, f.sendObs, f.sampler, f.env, f.classer = nil, nil, nil, nil, nil
+	f.sender, f.sendObs, f.sampler, f.env, f.classer, f.onCtrl = nil, nil, nil, nil, nil, nil
 	if f.port >= 0 {
 		s.unbindFlow(f)
 	}
@@ -230,9 +235,19 @@ func (s *Sim) finishFlow(f *flowState) {
 	}
 }
 
-// hasData reports whether the flow has data to send and room in its window.
+// hasData reports whether the flow has data to send again (Resend), or
+// new data with room in its window and below its limit.
 func (f *flowState) hasData() bool {
-	return f.sndNxt < f.size && (f.window == cc.Unlimited || f.sndNxt-f.sndUna < f.window)
+	return f.rtxFrom < f.rtxTo ||
+		f.sndNxt < f.size && f.sndNxt < f.limit && (f.window == cc.Unlimited || f.sndNxt-f.sndUna < f.window)
+}
+
+// nextSeq is the first payload byte of the flow's next data packet.
+func (f *flowState) nextSeq() int64 {
+	if f.rtxFrom < f.rtxTo {
+		return f.rtxFrom
+	}
+	return f.sndNxt
 }
 
 // dataClass is the class (1 … nData) of the flow's next data packet.
@@ -240,7 +255,7 @@ func (s *Sim) dataClass(f *flowState) uint8 {
 	if f.classer == nil {
 		return classData
 	}
-	c := f.classer.DataClass(f.env, f.sndNxt)
+	c := f.classer.DataClass(f.env, f.nextSeq())
 	if c < 0 {
 		c = 0
 	}
@@ -272,7 +287,7 @@ func (s *Sim) nextData(p *portState) (int32, Time) {
 			}
 			continue
 		}
-		if s.nData == 1 {
+		if s.nData == 1 && !s.srpt {
 			p.rrLast = idx
 			return f.id, wakeAt
 		}
@@ -280,7 +295,7 @@ func (s *Sim) nextData(p *portState) (int32, Time) {
 		if p.paused&(1<<c) != 0 {
 			continue
 		}
-		if best < 0 || c < bestClass {
+		if best < 0 || c < bestClass || c == bestClass && s.shorter(f, &s.flows[best]) {
 			best, bestIdx, bestClass = f.id, idx, c
 		}
 	}
@@ -288,6 +303,16 @@ func (s *Sim) nextData(p *portState) (int32, Time) {
 		p.rrLast = bestIdx
 	}
 	return best, wakeAt
+}
+
+// shorter reports whether flow f goes before flow g of the same class at
+// a sending NIC that serves shortest remaining first (both must ask for it;
+// otherwise the round robin's order stands).
+func (s *Sim) shorter(f, g *flowState) bool {
+	if !s.algos[f.algo].srpt || !s.algos[g.algo].srpt {
+		return false
+	}
+	return f.size-f.nextSeq() < g.size-g.nextSeq()
 }
 
 // readyClass is the highest-priority data class with a packet queued at
@@ -304,7 +329,8 @@ func (s *Sim) readyClass(p *portState) uint8 {
 // makeData builds the flow's next data packet (HPCC's GetNxtPacket).
 func (s *Sim) makeData(f *flowState) int32 {
 	h := &s.cfg.Host
-	payload := f.size - f.sndNxt
+	seq := f.nextSeq()
+	payload := f.size - seq
 	if payload > h.MTU {
 		payload = h.MTU
 	}
@@ -315,14 +341,31 @@ func (s *Sim) makeData(f *flowState) int32 {
 	pk.flow = f.id
 	pk.dst = f.dst
 	pk.hash = f.hashData
-	pk.seq = f.sndNxt
+	if a.spray {
+		// per-packet spraying: every packet hashes on its own
+		f.sprayN++
+		pk.hash = fmix32(f.hashData + f.sprayN*0x9e3779b9)
+	}
+	if f.route != 0 {
+		pk.route, pk.pinned = f.route, true
+	}
+	pk.window = f.echo
+	pk.seq = seq
 	pk.payload = int32(payload)
 	pk.size = int32(payload + h.Header + int64(a.extraHdr) + int64(a.intFixed))
 	pk.sentAt = s.now
-	pk.first = f.sndNxt == 0
-	pk.last = f.sndNxt+payload >= f.size
+	pk.first = seq == 0
+	pk.last = seq+payload >= f.size
 	pk.ingress = -1
-	retx := f.sndNxt < f.sndMax
+	retx := seq < f.sndMax
+	if f.rtxFrom < f.rtxTo {
+		// a range sent again (DrivenEnv.Resend): new data waits
+		f.rtxFrom += payload
+		if f.rtxFrom >= f.rtxTo {
+			f.rtxFrom, f.rtxTo = 0, 0
+		}
+		return s.sent(f, id, pk, payload, retx)
+	}
 	if f.sndNxt == f.sndUna {
 		f.lastProgress = s.now // nothing was outstanding: the timeout starts now
 	}
@@ -334,6 +377,11 @@ func (s *Sim) makeData(f *flowState) int32 {
 	if f.sndNxt > f.sndMax {
 		f.sndMax = f.sndNxt
 	}
+	return s.sent(f, id, pk, payload, retx)
+}
+
+// sent accounts for a data packet makeData built and returns its id.
+func (s *Sim) sent(f *flowState, id int32, pk *packet, payload int64, retx bool) int32 {
 	wire := int64(pk.size)
 	s.cnt.created[pktData] += wire
 	if retx {
@@ -396,8 +444,11 @@ func (s *Sim) transmit(pid int32) {
 	var id int32 = -1
 	var wakeAt Time = -1
 	p.sending = true
+	crAt := s.creditReady(p)
 	if p.q[classHigh].n > 0 {
 		id = s.dequeue(p, pid, classHigh)
+	} else if crAt >= 0 && crAt <= s.now {
+		id = s.sendCredit(p)
 	} else if c := s.readyClass(p); c != classHigh {
 		id = s.dequeue(p, pid, c)
 	} else if p.host && p.paused != s.dataMask && len(p.qps) > 0 {
@@ -409,6 +460,9 @@ func (s *Sim) transmit(pid int32) {
 	}
 	p.sending = false
 	if id < 0 {
+		if crAt > s.now && (wakeAt < 0 || crAt < wakeAt) {
+			wakeAt = crAt // a credit waits for its tokens
+		}
 		if wakeAt > s.now {
 			s.wake(pid, wakeAt)
 		}
@@ -440,6 +494,9 @@ func (s *Sim) transmit(pid int32) {
 		if t := s.dataReadyAt(p); t >= 0 {
 			s.wake(pid, max(t, p.busyUntil))
 		}
+	}
+	if t := s.creditReady(p); t >= 0 {
+		s.wake(pid, max(t, p.busyUntil))
 	}
 }
 
@@ -537,6 +594,8 @@ func (s *Sim) hostReceive(id int32, pk *packet, pid int32) {
 		}
 	case pktPFC:
 		s.receivePFC(id, pk, pid)
+	case pktCtrl, pktCredit:
+		s.receiveCtrl(id, pk)
 	}
 }
 
@@ -549,6 +608,10 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 	f := &s.flows[pk.flow]
 	h := &s.cfg.Host
 	a := &s.algos[f.algo]
+	if a.driven {
+		s.receiveDriven(id, pk, f, a)
+		return
+	}
 	s.cnt.consumed[pktData] += int64(pk.size)
 	f.rxPkts++
 	if pk.ecn {
@@ -594,6 +657,13 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 		s.pk.put(id)
 		return
 	}
+	s.turnIntoAck(id, pk, f, a, kind, cnp)
+}
+
+// turnIntoAck sends the flow's ACK or NACK (kind), or, with kind 255, a
+// CNP alone, back to its source, made from the data packet that asks for it.
+func (s *Sim) turnIntoAck(id int32, pk *packet, f *flowState, a *algoRun, kind pktKind, cnp bool) {
+	h := &s.cfg.Host
 	// turn the data packet into its ACK, NACK or CNP in place: the INT stack
 	// and the send timestamp are echoed without a copy
 	intEcho := int64(a.extraHdr)
@@ -605,6 +675,7 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 	pk.ingress = -1
 	pk.payload = 0
 	pk.ecn = false
+	pk.route, pk.pinned = 0, false
 	nic := uint8(classHigh)
 	dataClass := pk.class
 	if kind == pktKind(255) {
@@ -813,6 +884,26 @@ func (s *Sim) onRTO(fid int32, gen uint32) {
 	}
 	f.rtoPending = false
 	if deadline := f.lastProgress + s.rto(f); deadline > s.now {
+		s.armRTO(f)
+		return
+	}
+	if s.algos[f.algo].driven {
+		// a receiver-driven flow's receiver recovers lost data; the sender
+		// only probes when it has sent everything and has not heard that
+		// it all arrived (the final ACK was lost): it sends its last
+		// packet again, which the receiver acknowledges
+		if f.sndNxt >= f.size && f.rtxFrom >= f.rtxTo {
+			mtu := s.cfg.Host.MTU
+			f.rtxFrom, f.rtxTo = (f.size-1)/mtu*mtu, f.size
+			f.timeouts++
+			if f.backoff < 6 {
+				f.backoff++
+			}
+			if f.port >= 0 {
+				s.wake(f.port, s.now)
+			}
+		}
+		f.lastProgress = s.now
 		s.armRTO(f)
 		return
 	}

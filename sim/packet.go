@@ -11,10 +11,12 @@ const (
 	pktCNP
 	pktPFC
 	pktQCN
+	pktCtrl   // a receiver-driven algorithm's control packet (cc.Ctrl)
+	pktCredit // a control packet in the credit queues (cc.Ctrl.Credit)
 	numPktKinds
 )
 
-var pktKindNames = [numPktKinds]string{"data", "ack", "nack", "cnp", "pfc", "qcn"}
+var pktKindNames = [numPktKinds]string{"data", "ack", "nack", "cnp", "pfc", "qcn", "ctrl", "credit"}
 
 // Traffic classes of an egress port: class 0 is strict high priority (PFC,
 // CNP, QCN feedback, and ACK/NACK when the algorithm asks for it); classes
@@ -23,10 +25,16 @@ var pktKindNames = [numPktKinds]string{"data", "ack", "nack", "cnp", "pfc", "qcn
 // subject to buffer admission, ECN marking and PFC, as in HPCC's simulator
 // (its queue 0 and queues 1–7). With one data class (the default) class 1 is
 // HPCC's queue 3.
+//
+// One more queue, classCredit, holds credits (cc.Ctrl.Credit): it is served
+// after class 0 and before the data classes, throttled by a token bucket, and
+// is outside the switches' data buffer.
 const (
-	classHigh = 0
-	classData = 1 // the first (highest-priority) data class
-	nClass    = 1 + MaxDataClasses
+	classHigh   = 0
+	classData   = 1 // the first (highest-priority) data class
+	nClass      = 1 + MaxDataClasses
+	classCredit = nClass
+	nQueue      = nClass + 1
 )
 
 // MaxDataClasses is the largest number of strict-priority data classes an
@@ -37,9 +45,14 @@ const MaxDataClasses = 8
 // (pointers stay valid while the slab grows) and are recycled through a free
 // list, so forwarding allocates nothing.
 type packet struct {
-	seq     int64 // data: first payload byte; ACK/NACK: cumulative acknowledgement
+	seq     int64 // data: first payload byte; ACK/NACK: cumulative acknowledgement; control: cc.Ctrl.Value
 	sentAt  Time  // data send time, echoed by the ACK
-	window  int64 // ACK: window assigned by a receiver-side algorithm
+	window  int64 // ACK: window assigned by a receiver-side algorithm; data: the sender's echo value; control: cc.Ctrl.Aux
+	// route is a credit's path recorded for the data it releases, or that
+	// data's path: one byte per switch, 1 + the index of the egress port
+	// among the switch's next hops (0: not recorded), the next switch's
+	// in the low byte
+	route   uint64
 	flow    int32
 	dst     int32  // destination node, for routing
 	hash    uint32 // ECMP hash of this direction of the flow
@@ -47,7 +60,7 @@ type packet struct {
 	size    int32  // bytes on the wire now
 	payload int32
 	next    int32 // free list link
-	fb      int32 // QCN feedback value
+	fb      int32 // QCN feedback value; control: cc.Ctrl.Kind
 	acked   int16 // ACK: data packets counted since the previous ACK
 	marked  int16 // ACK: of those, ECN-marked
 	kind    pktKind
@@ -59,6 +72,8 @@ type packet struct {
 	pause   bool  // PFC: pause (true) or resume (false)
 	pclass  uint8 // PFC: the data class the frame pauses or resumes
 	ackReq  bool  // data: the sender's window is full after this packet; acknowledge it
+	pinned  bool  // data: follows route instead of ECMP
+	toSrc   bool  // control: travels from the receiver to the flow's sender
 	nhop    uint8 // INT records pushed so far
 	hops    [cc.MaxHops]cc.IntHop
 }

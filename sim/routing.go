@@ -219,3 +219,31 @@ func (s *Sim) setFlowPath(f *flowState) {
 	wire := f.size + pkts*s.cfg.Host.IdealHeader
 	f.idealFCT = rtt + Time(mulDiv(wire, int64(Second)*8, pi.bw))
 }
+
+// indexOf is the byte a credit records at switch u for the data going the
+// other way to host dst: 1 + the index of port pid among u's next hops
+// towards dst, or 0 when pid is not one of them (the data then takes ECMP).
+func (r *routing) indexOf(s *Sim, u, dst, pid int32) uint64 {
+	k := int(u)*r.nHosts + int(s.nodes[dst].hostIx)
+	lo, hi := r.off[k], r.off[k+1]
+	for i := lo; i < hi && i-lo < 255; i++ {
+		if r.ports[i] == pid {
+			return uint64(i-lo) + 1
+		}
+	}
+	return 0
+}
+
+// pinned returns the egress port at switch u of a packet that follows a
+// recorded route (the reverse of a credit's path), taking its byte off the
+// route; ECMP where the route has no usable byte (links changed since).
+func (r *routing) pinned(s *Sim, u int32, pk *packet) int32 {
+	b := int32(pk.route & 0xff)
+	pk.route >>= 8
+	k := int(u)*r.nHosts + int(s.nodes[pk.dst].hostIx)
+	lo, hi := r.off[k], r.off[k+1]
+	if b > 0 && b <= hi-lo {
+		return r.ports[lo+b-1]
+	}
+	return r.next(s, u, pk.dst, pk.hash)
+}

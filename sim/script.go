@@ -147,7 +147,7 @@ func (s *Sim) setLink(pid int32, up bool) {
 			s.drop(slot.id, d)
 		}
 		p.wireGen++
-		for cl := uint8(0); cl < nClass; cl++ {
+		for cl := uint8(0); cl < nQueue; cl++ {
 			for p.q[cl].n > 0 {
 				s.drop(s.release(p, cl), d)
 			}

@@ -239,6 +239,7 @@ type PortResult struct {
 	DataPackets   int64 // data packets that left the port (switch ports)
 	TxBytes       int64 // bytes the port has put on its link
 	PausesSent    int64 // PAUSE frames this port sent upstream
+	CreditDrops   int64 // credits its full credit queue dropped (cc.CreditSpec), not counted in Drops
 	Switch        bool  // the port belongs to a switch
 }
 
@@ -304,7 +305,7 @@ func (s *Sim) Result() *Result {
 		p.st.hist.advance(p.bytes, end)
 		pr := PortResult{Name: s.PortName(int32(pid)), QueueP50: p.st.hist.percentile(0.5),
 			QueueP99: p.st.hist.percentile(0.99), QueueMax: p.st.max, Drops: p.st.drops, Marks: p.st.marks, DataPackets: p.st.dataPkts, TxBytes: p.txBytes,
-			PausesSent: p.st.pausesSent, Switch: !p.host}
+			PausesSent: p.st.pausesSent, CreditDrops: p.crDrops, Switch: !p.host}
 		if end > 0 {
 			busy := p.st.busy
 			if over := p.busyUntil - end; over > 0 {
@@ -398,7 +399,7 @@ func (s *Sim) Conservation() Conservation {
 	c.OnWire = make([]int64, n)
 	for pid := range s.ports {
 		p := &s.ports[pid]
-		for cl := 0; cl < nClass; cl++ {
+		for cl := 0; cl < nQueue; cl++ {
 			for i := 0; i < p.q[cl].n; i++ {
 				pk := s.pk.at(p.q[cl].at(i))
 				c.Queued[pk.kind] += int64(pk.size)

@@ -22,7 +22,12 @@ func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
 	in := pin ^ 1
 	u := s.ports[in].node
 	n := &s.nodes[u]
-	egress := s.rt.next(s, u, pk.dst, pk.hash)
+	var egress int32
+	if pk.pinned {
+		egress = s.rt.pinned(s, u, pk)
+	} else {
+		egress = s.rt.next(s, u, pk.dst, pk.hash)
+	}
 	if egress < 0 {
 		s.drop(id, in)
 		return
@@ -30,6 +35,19 @@ func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
 	ep := &s.ports[egress]
 	size := int64(pk.size)
 	pk.ingress = -1
+	if pk.class == classCredit {
+		if ep.q[classCredit].n >= s.crQueue {
+			s.dropCredit(id, ep)
+			return
+		}
+		// record the way back for the data this credit releases
+		f := &s.flows[pk.flow]
+		pk.route = pk.route<<8 | s.rt.indexOf(s, u, f.dst, in)
+		ep.q[classCredit].push(id)
+		s.queueAdd(ep, classCredit, size)
+		s.transmit(egress)
+		return
+	}
 	data := pk.class != classHigh
 	if data {
 		if s.cfg.Switch.PFC {
@@ -76,7 +94,7 @@ func (s *Sim) dequeue(p *portState, pid int32, class uint8) int32 {
 	if p.host {
 		return id
 	}
-	if class != classHigh {
+	if class != classHigh && class != classCredit {
 		if pk.kind == pktData {
 			p.st.dataPkts++
 		}
@@ -116,7 +134,7 @@ func (s *Sim) release(p *portState, class uint8) int32 {
 	pk := s.pk.at(id)
 	size := int64(pk.size)
 	s.queueRemove(p, class, size)
-	if !p.host && class != classHigh {
+	if !p.host && class != classHigh && class != classCredit {
 		n := &s.nodes[p.node]
 		n.mmu.used -= size
 		if s.cfg.Switch.PFC {
