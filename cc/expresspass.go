@@ -97,10 +97,10 @@ type xpSender struct {
 	info     FlowInfo
 	p        Params
 	denv     DrivenEnv
-	limit    int64   // new data credits have let go
-	sent     int64   // new data sent
-	credits  fifo    // numbers of credits received and not yet used, oldest first
-	rtxFrom  int64   // a range the receiver asked for again
+	limit    int64 // new data credits have let go
+	sent     int64 // new data sent
+	credits  fifo  // numbers of credits received and not yet used, oldest first
+	rtxFrom  int64 // a range the receiver asked for again
 	rtxTo    int64
 	got      bool // a credit has come
 	stopped  bool

@@ -64,15 +64,15 @@ type Sim struct {
 	intOn     bool
 
 	// progress
-	events    uint64
-	qLenSum   uint64 // sum of the queue length at every pop (for benchmarks)
-	started   int    // flows started
-	finished  int    // flows finished
-	pending   int    // flows not yet started
-	waiting   int    // of those, flows waiting on a barrier (no start event yet)
-	scripts   int    // scripted events not yet run
+	events   uint64
+	qLenSum  uint64 // sum of the queue length at every pop (for benchmarks)
+	started  int    // flows started
+	finished int    // flows finished
+	pending  int    // flows not yet started
+	waiting  int    // of those, flows waiting on a barrier (no start event yet)
+	scripts  int    // scripted events not yet run
 	// flows started and not finished per destination node (FlowInfo.Incoming)
-	incoming []int32
+	incoming  []int32
 	stopped   bool
 	endReason string
 

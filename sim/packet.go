@@ -45,9 +45,9 @@ const MaxDataClasses = 8
 // (pointers stay valid while the slab grows) and are recycled through a free
 // list, so forwarding allocates nothing.
 type packet struct {
-	seq     int64 // data: first payload byte; ACK/NACK: cumulative acknowledgement; control: cc.Ctrl.Value
-	sentAt  Time  // data send time, echoed by the ACK
-	window  int64 // ACK: window assigned by a receiver-side algorithm; data: the sender's echo value; control: cc.Ctrl.Aux
+	seq    int64 // data: first payload byte; ACK/NACK: cumulative acknowledgement; control: cc.Ctrl.Value
+	sentAt Time  // data send time, echoed by the ACK
+	window int64 // ACK: window assigned by a receiver-side algorithm; data: the sender's echo value; control: cc.Ctrl.Aux
 	// route is a credit's path recorded for the data it releases, or that
 	// data's path: one byte per switch, 1 + the index of the egress port
 	// among the switch's next hops (0: not recorded), the next switch's
