@@ -212,13 +212,16 @@ type Summary struct {
 	Queues            map[string]QueueStats `json:"queues"`
 	Utilization       map[string]float64    `json:"utilization"`
 	PFCPauseFraction  map[string]float64    `json:"pfc_pause_fraction"`
-	Drops             int64                 `json:"drops"`
-	Jain              *float64              `json:"jain"`
-	MaxBaseRTTns      float64               `json:"max_base_rtt_ns"`
-	MaxBDPBytes       int64                 `json:"max_bdp_bytes"`
-	Retransmitted     int64                 `json:"retransmitted_bytes"`
-	SwitchQueues      SwitchQueues          `json:"switch_queues"`
-	SeriesStats       map[string]SeriesStat `json:"series_stats"`
+	// CreditDrops counts the credits each port's full credit queue dropped
+	// (ExpressPass), for the ports that dropped any; absent without credits.
+	CreditDrops   map[string]int64      `json:"credit_drops,omitempty"`
+	Drops         int64                 `json:"drops"`
+	Jain          *float64              `json:"jain"`
+	MaxBaseRTTns  float64               `json:"max_base_rtt_ns"`
+	MaxBDPBytes   int64                 `json:"max_bdp_bytes"`
+	Retransmitted int64                 `json:"retransmitted_bytes"`
+	SwitchQueues  SwitchQueues          `json:"switch_queues"`
+	SeriesStats   map[string]SeriesStat `json:"series_stats"`
 }
 
 // SwitchQueues is the queue-length distribution over every switch egress
@@ -336,6 +339,12 @@ func Summarize(r *sim.Result, scenario json.RawMessage, wall time.Duration) *Sum
 		s.Queues[p.Name] = QueueStats{P50: p.QueueP50, P99: p.QueueP99, Max: p.QueueMax}
 		s.Utilization[p.Name] = p.Utilization
 		s.PFCPauseFraction[p.Name] = p.PauseFraction
+		if p.CreditDrops > 0 {
+			if s.CreditDrops == nil {
+				s.CreditDrops = map[string]int64{}
+			}
+			s.CreditDrops[p.Name] = p.CreditDrops
+		}
 	}
 	return s
 }
