@@ -51,7 +51,11 @@ const (
 	homaSerGranted
 	homaSerRank
 	homaSerResend
+	homaSerGrantRate
 )
+
+// homaRateWindow is the span over which a message's grant rate is measured.
+const homaRateWindow = 10 * Microsecond
 
 func homaAlgorithm() *Algorithm {
 	return &Algorithm{
@@ -92,6 +96,7 @@ func homaAlgorithm() *Algorithm {
 			{Name: "homa_granted_bytes", Unit: "B", Help: "Bytes of the message the receiver has allowed (unscheduled bytes, then each grant's offset); its slope is the grant rate."},
 			{Name: "homa_rank", Unit: "", Help: "The message's place in its receiver's SRPT order among those it grants (0 first), −1 while it waits for grants."},
 			{Name: "homa_resend_bytes", Unit: "B", Help: "Bytes a RESEND asked the sender for again (an event per RESEND)."},
+			{Name: "homa_grant_bps", Unit: "bps", Help: "Bytes the receiver granted the message over the last 10 µs or more, × 8 / that time; 0 once it is no longer granted."},
 		},
 		NewSender: func(info FlowInfo, p Params) Sender {
 			return &homaSender{info: info, p: p}
@@ -285,6 +290,22 @@ type homaMsg struct {
 	sched     int   // scheduled levels, as its sender split them
 	aux       int64 // what its latest grant said of its place
 	rank      int   // place among the granted messages, −1 if not granted
+	rateFrom  Time  // start of the grant-rate window
+	rateBytes int64 // bytes granted since then
+}
+
+// granted records a grant of n more bytes at now and reports the grant
+// rate once the window has passed.
+func (m *homaMsg) grantRate(env ReceiverEnv, n int64) {
+	now := env.Now()
+	if m.rateBytes == 0 && n > 0 && now-m.rateFrom > homaRateWindow {
+		m.rateFrom = now // first grant after a pause: a new window
+	}
+	m.rateBytes += n
+	if d := now - m.rateFrom; d >= homaRateWindow {
+		env.Gauge(m.flow, homaSerGrantRate, float64(m.rateBytes)*8/(float64(d)/float64(Second)))
+		m.rateFrom, m.rateBytes = now, 0
+	}
 }
 
 // toGrant is the SRPT key: bytes not yet granted.
@@ -329,7 +350,7 @@ func (r *homaReceiver) OnData(env ReceiverEnv, d *DataInfo) int64 {
 			return 0 // complete (a duplicate after the end)
 		}
 		m = &homaMsg{flow: d.Flow, src: d.Src, size: d.Size, granted: d.Echo & (1<<32 - 1),
-			rtt: d.Echo >> 32 & (1<<24 - 1), sched: int(d.Echo >> 56), rank: -1, aux: -1}
+			rtt: d.Echo >> 32 & (1<<24 - 1), sched: int(d.Echo >> 56), rank: -1, aux: -1, rateFrom: env.Now()}
 		if m.rtt <= 0 {
 			m.rtt = d.Payload
 		}
@@ -393,6 +414,8 @@ func (r *homaReceiver) grant(env ReceiverEnv) {
 		if !slices.Contains(r.act, m) && m.rank >= 0 {
 			m.rank = -1
 			d.Gauge(m.flow, homaSerRank, -1)
+			d.Gauge(m.flow, homaSerGrantRate, 0)
+			m.rateBytes = 0
 		}
 	}
 	k := len(r.act)
@@ -402,6 +425,9 @@ func (r *homaReceiver) grant(env ReceiverEnv) {
 		aux := int64(k)<<16 | int64(i)
 		if want <= m.granted && aux == m.aux {
 			continue
+		}
+		if want > m.granted {
+			m.grantRate(env, want-m.granted)
 		}
 		m.granted = max(m.granted, want)
 		m.aux = aux
