@@ -88,6 +88,21 @@ func (r *rows) upTo(metric string, paperPct, oursPct, tol float64, rule string) 
 }
 
 // claim is a statement of the paper that holds or does not.
+// between is a reduction the paper gives as a range over its loads:
+// reproduced when ours is within [lo − tol, hi + tol], direction only when
+// it is a reduction outside it.
+func (r *rows) between(metric string, lo, hi, ours, tol float64, rule string) *Row {
+	v := NotReproduced
+	switch {
+	case ours >= lo-tol && ours <= hi+tol:
+		v = Reproduced
+	case ours > 0:
+		v = DirectionOnly
+	}
+	return r.add(Row{Metric: metric, Paper: Statement(fmt.Sprintf("%g–%g%%", lo, hi)), Ours: Number(ours, "%"), Unit: "%",
+		Verdict: v, Rule: rule})
+}
+
 func (r *rows) claim(metric, paper, ours string, holds bool, rule string) *Row {
 	v := NotReproduced
 	if holds {
