@@ -318,6 +318,19 @@ func maxOf(m map[string]float64) (string, float64) {
 	return name, best
 }
 
+// creditDrops sums the credits the ports' credit queues dropped and names
+// the port that dropped the most.
+func creditDrops(m map[string]int64) string {
+	var total int64
+	f := make(map[string]float64, len(m))
+	for k, v := range m {
+		total += v
+		f[k] = float64(v)
+	}
+	name, most := maxOf(f)
+	return fmt.Sprintf("%d, most at %s (%d)", total, name, int64(most))
+}
+
 func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 	run, err := s.getRun(r)
 	if err != nil {
@@ -386,6 +399,11 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 		rows = append(rows,
 			web.Row{Label: "Jain's fairness (second half)", Value: jain},
 			web.Row{Label: "drops", Value: g(float64(sum.Drops))},
+		)
+		if len(sum.CreditDrops) > 0 {
+			rows = append(rows, web.Row{Label: "credit drops", Value: creditDrops(sum.CreditDrops)})
+		}
+		rows = append(rows,
 			web.Row{Label: "retransmitted", Value: scenarios.FormatSize(sum.Retransmitted)},
 			web.Row{Label: "wall time", Value: fmt.Sprintf("%.3g s, %.3g M events/s", sum.WallSeconds, sum.EventsPerSecond/1e6)},
 		)

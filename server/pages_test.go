@@ -16,7 +16,9 @@ func TestPages(t *testing.T) {
 	a := s.startRun(map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "hpcc"}})
 	b := s.startRun(map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "dcqcn"}})
 	s.waitStatus(a, 30*time.Second, "done")
+	x := s.startRun(map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "expresspass"}})
 	s.waitStatus(b, 30*time.Second, "done")
+	s.waitStatus(x, 30*time.Second, "done")
 	cards := regexp.MustCompile(`<li class="card"`)
 	tests := []struct {
 		name, method, path, body string
@@ -26,11 +28,12 @@ func TestPages(t *testing.T) {
 		min                      int
 	}{
 		{"home", "GET", "/", "", 200, []string{"Scenario library", "incast-8to1", "Reproduces: MPCC", "Reproduces: RCC", "Reproduces: Dolce-RC", "<svg", a}, cards, 19},
-		{"new scenario", "GET", "/lab", "", 200, []string{`id="run-btn"`, `\"my-scenario\"`, `data-path="topology.hostLink.rate"`, "hx-get=\"/ui/params\""}, nil, 0},
+		{"new scenario", "GET", "/lab", "", 200, []string{`id="run-btn"`, `\"my-scenario\"`, `data-path="topology.hostLink.rate"`, "hx-get=\"/ui/params\"", `data-path="switch.dataClasses"`, `data-path="switch.routing"`, `value="spray"`}, nil, 0},
 		{"share link by short name", "GET", "/s/incast-8to1", "", 200, []string{`incast-8to1`, `data-port="s0-&gt;r0"`}, nil, 0},
 		{"lab following a run", "GET", "/s/incast-8to1?run=" + a, "", 200, []string{`"runId":"` + a}, nil, 0},
 		{"unknown scenario", "GET", "/s/nope", "", 404, []string{"no scenario"}, nil, 0},
 		{"run page", "GET", "/r/" + a, "", 200, []string{`id="summary-table"`, "flows finished", "8 of 8", "/api/runs/" + a + "/flows.csv", "FCT slowdown by flow size", "Jain"}, nil, 0},
+		{"run page, credit drops", "GET", "/r/" + x, "", 200, []string{"expresspass", "credit drops", "most at "}, nil, 0},
 		{"unknown run", "GET", "/r/nope", "", 404, []string{"no run"}, nil, 0},
 		{"compare picker", "GET", "/compare", "", 200, []string{`name="runs"`, a, b}, nil, 0},
 		{"compare two", "GET", "/compare?runs=" + a + "," + b, "", 200, []string{`id="compare-table"`, "hpcc", "dcqcn", `class="best"`, `id="run-all"`}, nil, 0},
@@ -64,6 +67,10 @@ func TestPages(t *testing.T) {
 				}
 			}
 		})
+	}
+	// credit drops only where a credit queue dropped some
+	if _, page := s.do("GET", "/r/"+a, nil); strings.Contains(string(page), "credit drops") {
+		t.Error("an HPCC run page lists credit drops")
 	}
 	// pages answer HTML
 	req, _ := http.NewRequest("GET", s.ts.URL+"/lab", nil)

@@ -518,7 +518,7 @@ func RunPageView(p RunPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "</div><p class=\"muted small\">Click a link near a node to chart that node's egress queue; click a host to show its flows.</p><div class=\"charts\"><ul id=\"markers\" class=\"markers\" hidden aria-label=\"Live parameter changes\"></ul><div class=\"chart\" id=\"chart-queue\" data-metric=\"queue_bytes\" data-title=\"Queue (bytes)\"></div><div class=\"chart\" id=\"chart-tput\" data-metric=\"throughput_bps\" data-title=\"Throughput per flow\"></div><div class=\"chart\" id=\"chart-cwnd\" data-metric=\"cwnd_bytes\" data-title=\"Window (CWND) per flow\"></div><div class=\"chart\" id=\"chart-rate\" data-metric=\"rate_bps\" data-title=\"Sending rate per flow\"></div><div class=\"chart\" id=\"chart-qp\" data-metric=\"qp_solve_ns\" data-title=\"MPCC QP solve time\" hidden></div><p id=\"qp-stats\" class=\"muted\" hidden></p><div class=\"chart-algo\"><label for=\"algo-series\">Algorithm series</label> <select id=\"algo-series\"></select><div class=\"chart\" id=\"chart-algo\" data-title=\"Algorithm series\"></div></div><div class=\"chart\" id=\"chart-cdf\"></div></div></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 48, "</div><p class=\"muted small\">Click a link near a node to chart that node's egress queue; click a host to show its flows.</p><div class=\"charts\"><ul id=\"markers\" class=\"markers\" hidden aria-label=\"Live parameter changes\"></ul><div class=\"chart\" id=\"chart-queue\" data-metric=\"queue_bytes\" data-title=\"Queue (bytes)\"></div><div class=\"chart\" id=\"chart-tput\" data-metric=\"throughput_bps\" data-title=\"Throughput per flow\"></div><div class=\"chart\" id=\"chart-cwnd\" data-metric=\"cwnd_bytes\" data-title=\"Window (CWND) per flow\"></div><div class=\"chart\" id=\"chart-rate\" data-metric=\"rate_bps\" data-title=\"Sending rate per flow\"></div><div class=\"chart\" id=\"chart-qp\" data-metric=\"qp_solve_ns\" data-title=\"MPCC QP solve time\" hidden></div><p id=\"qp-stats\" class=\"muted\" hidden></p><div class=\"chart-algo\"><label for=\"algo-series\">Algorithm series</label> <select id=\"algo-series\" aria-describedby=\"algo-help\"></select><p id=\"algo-help\" class=\"muted small\" aria-live=\"off\"></p><div class=\"chart\" id=\"chart-algo\" data-title=\"Algorithm series\"></div></div><div class=\"chart\" id=\"chart-cdf\"></div></div></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -594,7 +594,7 @@ func ComparePageView(c ComparePage) templ.Component {
 					var templ_7745c5c3_Var35 string
 					templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(c.ScenarioID)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 119, Col: 80}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 120, Col: 80}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 					if templ_7745c5c3_Err != nil {
@@ -627,7 +627,7 @@ func ComparePageView(c ComparePage) templ.Component {
 					var templ_7745c5c3_Var36 templ.SafeURL
 					templ_7745c5c3_Var36, templ_7745c5c3_Err = templ.JoinURLErrs(templ.URL("/r/" + r.ID))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 132, Col: 42}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 133, Col: 42}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var36))
 					if templ_7745c5c3_Err != nil {
@@ -640,7 +640,7 @@ func ComparePageView(c ComparePage) templ.Component {
 					var templ_7745c5c3_Var37 string
 					templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(r.Algorithm)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 132, Col: 58}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 133, Col: 58}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 					if templ_7745c5c3_Err != nil {
@@ -653,7 +653,7 @@ func ComparePageView(c ComparePage) templ.Component {
 					var templ_7745c5c3_Var38 string
 					templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(r.Name)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 133, Col: 42}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 134, Col: 42}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var38))
 					if templ_7745c5c3_Err != nil {
@@ -666,7 +666,7 @@ func ComparePageView(c ComparePage) templ.Component {
 					var templ_7745c5c3_Var39 string
 					templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinStringErrs(r.ID)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 134, Col: 40}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 135, Col: 40}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var39))
 					if templ_7745c5c3_Err != nil {
@@ -701,7 +701,7 @@ func ComparePageView(c ComparePage) templ.Component {
 					var templ_7745c5c3_Var42 string
 					templ_7745c5c3_Var42, templ_7745c5c3_Err = templ.JoinStringErrs(r.Status)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 135, Col: 53}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 136, Col: 53}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var42))
 					if templ_7745c5c3_Err != nil {
@@ -724,7 +724,7 @@ func ComparePageView(c ComparePage) templ.Component {
 					var templ_7745c5c3_Var43 string
 					templ_7745c5c3_Var43, templ_7745c5c3_Err = templ.JoinStringErrs(row.Label)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 144, Col: 20}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 145, Col: 20}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var43))
 					if templ_7745c5c3_Err != nil {
@@ -742,7 +742,7 @@ func ComparePageView(c ComparePage) templ.Component {
 						var templ_7745c5c3_Var44 string
 						templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(row.Better)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 146, Col: 49}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 147, Col: 49}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var44))
 						if templ_7745c5c3_Err != nil {
@@ -766,7 +766,7 @@ func ComparePageView(c ComparePage) templ.Component {
 							var templ_7745c5c3_Var45 string
 							templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(cell.Value)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 151, Col: 52}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 152, Col: 52}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var45))
 							if templ_7745c5c3_Err != nil {
@@ -784,7 +784,7 @@ func ComparePageView(c ComparePage) templ.Component {
 							var templ_7745c5c3_Var46 string
 							templ_7745c5c3_Var46, templ_7745c5c3_Err = templ.JoinStringErrs(cell.Value)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 153, Col: 26}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `run.templ`, Line: 154, Col: 26}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var46))
 							if templ_7745c5c3_Err != nil {

@@ -5,7 +5,7 @@
 import { api } from "./common.js";
 import { fmt, running, timeChart } from "./charts/index.js";
 import { busiest } from "./charts/shape.js";
-import { isPortMetric, unit } from "./vocabulary.js";
+import { help, isPortMetric, unit } from "./vocabulary.js";
 
 const FLOW_CHARTS = ["throughput_bps", "cwnd_bytes", "rate_bps", "qp_solve_ns"];
 const DEFAULT_FLOWS = 8;
@@ -35,7 +35,7 @@ export class RunView {
     this.bindTopology();
     const sel = document.getElementById("algo-series");
     if (sel) {
-      sel.addEventListener("change", () => { this.algoMetric = sel.value; this.rebuild("algo"); });
+      sel.addEventListener("change", () => { this.setAlgoMetric(sel.value); this.rebuild("algo"); });
     }
   }
 
@@ -53,6 +53,19 @@ export class RunView {
     }
   }
 
+  // setAlgoMetric picks the algorithm chart's series: the chart is made
+  // anew with that series' unit and title, and its help shown below.
+  setAlgoMetric(metric) {
+    this.algoMetric = metric;
+    const old = this.charts.algo;
+    if (!old) return;
+    old.destroy();
+    this.charts.algo = timeChart(old.el, { title: metric ? metric + " per flow" : "Algorithm series", unit: unit(metric) });
+    old.el.dataset.series = metric;
+    const p = document.getElementById("algo-help");
+    if (p) p.textContent = help(metric);
+  }
+
   // reset forgets everything (a new run in the lab).
   reset() {
     this.close();
@@ -66,7 +79,7 @@ export class RunView {
     this.qpExact = false;
     const sel = document.getElementById("algo-series");
     if (sel) sel.textContent = "";
-    this.algoMetric = "";
+    this.setAlgoMetric("");
     for (const m of OPTIONAL) {
       const ch = this.charts[m];
       if (ch && ch.el) ch.el.hidden = true;
@@ -180,8 +193,9 @@ export class RunView {
       if (sel) {
         const o = document.createElement("option");
         o.value = o.textContent = k.metric;
+        o.title = help(k.metric);
         sel.appendChild(o);
-        if (!this.algoMetric) { this.algoMetric = k.metric; sel.value = k.metric; }
+        if (!this.algoMetric) { this.setAlgoMetric(k.metric); sel.value = k.metric; }
       }
     }
     // a chart shows up once its metric does (DCQCN has no window, only

@@ -13,6 +13,12 @@ export function unit(metric) {
   return m ? unitOf(m.unit) : "";
 }
 
+// help is a series' description ("" for an unknown one).
+export function help(metric) {
+  const m = byName.get(metric);
+  return m ? m.help || "" : "";
+}
+
 // isPortMetric says whether a series is per port (else per flow).
 export function isPortMetric(metric) {
   const m = byName.get(metric);
