@@ -145,7 +145,7 @@ func (s *Sim) initCredits() error {
 
 // creditReady is when port p's head credit may leave, or -1 when it has none.
 func (s *Sim) creditReady(p *portState) Time {
-	if p.q[classCredit].n == 0 {
+	if s.credit == nil || p.q[classCredit].n == 0 {
 		return -1
 	}
 	return max(p.crTAT-p.crBurst, 0)
