@@ -83,7 +83,7 @@ func TestHomaReceiverGrants(t *testing.T) {
 	for _, tt := range []struct {
 		flow int32
 		aux  int64 // k<<16 | place
-	}{{3, 2<<16 | 0}, {1, 2<<16 | 1}} {
+	}{{3, 2<<16 + 0}, {1, 2<<16 | 1}} {
 		c, ok := last[tt.flow]
 		if !ok {
 			t.Fatalf("message %d not granted", tt.flow)
@@ -94,7 +94,7 @@ func TestHomaReceiverGrants(t *testing.T) {
 	}
 	env.ctrls = nil
 	r.OnComplete(env, 3)
-	if len(env.ctrls) == 0 || env.ctrls[0].Flow != 2 || env.ctrls[0].Value != 11_000 || env.ctrls[0].Aux != 2<<16|0 {
+	if len(env.ctrls) == 0 || env.ctrls[0].Flow != 2 || env.ctrls[0].Value != 11_000 || env.ctrls[0].Aux != 2<<16+0 {
 		t.Errorf("after message 3 completed: %+v, want message 2 granted first in place", env.ctrls)
 	}
 	// a sender turns the place into a level: k = 2 granted messages take
@@ -106,7 +106,7 @@ func TestHomaReceiverGrants(t *testing.T) {
 	if senv.limit != 10_000 || s.DataClass(senv, 0) != 0 {
 		t.Errorf("sender starts with limit %d, level %d: want RTTbytes unscheduled at level 0", senv.limit, s.DataClass(senv, 0))
 	}
-	s.OnCtrl(senv, &Ctrl{Kind: homaGrant, Value: 11_000, Aux: 2<<16 | 0})
+	s.OnCtrl(senv, &Ctrl{Kind: homaGrant, Value: 11_000, Aux: 2<<16 + 0})
 	if senv.limit != 11_000 || s.DataClass(senv, 10_000) != 6 {
 		t.Errorf("after a grant: limit %d, level %d; want 11000 and 6", senv.limit, s.DataClass(senv, 10_000))
 	}

@@ -94,17 +94,16 @@ func expressPassAlgorithm() *Algorithm {
 }
 
 type xpSender struct {
-	info     FlowInfo
-	p        Params
-	denv     DrivenEnv
-	limit    int64 // new data credits have let go
-	sent     int64 // new data sent
-	credits  fifo  // numbers of credits received and not yet used, oldest first
-	rtxFrom  int64 // a range the receiver asked for again
-	rtxTo    int64
-	got      bool // a credit has come
-	stopped  bool
-	reqAgain bool
+	info    FlowInfo
+	p       Params
+	denv    DrivenEnv
+	limit   int64 // new data credits have let go
+	sent    int64 // new data sent
+	credits fifo  // numbers of credits received and not yet used, oldest first
+	rtxFrom int64 // a range the receiver asked for again
+	rtxTo   int64
+	got     bool // a credit has come
+	stopped bool
 }
 
 func (s *xpSender) ctrl(kind uint8, value, aux int64) Ctrl {
