@@ -20,14 +20,7 @@ import (
 // port's rate as HPCC's run.py does.
 func algoConfig(t testing.TB, tp *topo, name string, lineRate int64, over map[string]float64) sim.Config {
 	t.Helper()
-	a, ok := cc.Lookup(name)
-	if !ok {
-		t.Fatalf("%s not registered", name)
-	}
-	p, errs := a.Resolve("", over, lineRate)
-	if len(errs) > 0 {
-		t.Fatal(errs[0])
-	}
+	a, p := resolveAlgo(t, name, lineRate, over)
 	cfg := baseConfig(t, tp, sim.AlgoSpec{Algo: a, Params: p})
 	if a.DataClasses > 0 {
 		cfg.Switch.DataClasses = a.DataClasses // as scenarios default it
@@ -37,6 +30,20 @@ func algoConfig(t testing.TB, tp *topo, name string, lineRate int64, over map[st
 			ScaleWithRate: true, RefRate: 100e9}
 	}
 	return cfg
+}
+
+// resolveAlgo looks an algorithm up and resolves its parameters.
+func resolveAlgo(t testing.TB, name string, lineRate int64, over map[string]float64) (*cc.Algorithm, cc.Params) {
+	t.Helper()
+	a, ok := cc.Lookup(name)
+	if !ok {
+		t.Fatalf("%s not registered", name)
+	}
+	p, errs := a.Resolve("", over, lineRate)
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	return a, p
 }
 
 func portResult(r *sim.Result, name string) sim.PortResult {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"cclab/cc"
 	"cclab/sim"
 )
 
@@ -22,15 +21,6 @@ const (
 
 // pktNs is one full data packet's time on a 100 Gbps link.
 func pktTimeAt100() sim.Time { return sim.Time(wirePkt * 8 * 10) } // 82.88 ns in ps
-
-func flowFCT(t *testing.T, r *sim.Result, id int) sim.Time {
-	t.Helper()
-	f := r.Flows[id]
-	if !f.Finished {
-		t.Fatalf("flow %d did not finish", id)
-	}
-	return f.FCT
-}
 
 func within(t *testing.T, what string, got, want sim.Time, tol float64) {
 	t.Helper()
@@ -60,8 +50,8 @@ func TestHomaSRPTTwoSenders(t *testing.T) {
 	pkt := pktTimeAt100()
 	in := 2*sim.Microsecond + pkt
 	back := 2*sim.Microsecond + 2*sim.Time(48*8*10)
-	within(t, "A (200 KB) FCT", flowFCT(t, r, 0), in+252*pkt+back, 0.03)
-	within(t, "B (1 MB) FCT", flowFCT(t, r, 1), in+1200*pkt+back, 0.03)
+	within(t, "A (200 KB) FCT", fct(t, r, 0), in+252*pkt+back, 0.03)
+	within(t, "B (1 MB) FCT", fct(t, r, 1), in+1200*pkt+back, 0.03)
 
 	// B alone first, A 20 µs later: SRPT preempts B, and A finishes as if
 	// it were alone (its ideal FCT) up to the B packets queued at the
@@ -79,10 +69,10 @@ func TestHomaSRPTTwoSenders(t *testing.T) {
 	// without overcommitment B gets no grant while A has bytes to grant:
 	// A's FCT is the same, B's is longer by the grant round trips
 	cfg.Flows = []sim.FlowSpec{tp.flow("h0", "h2", 200_000, 0), tp.flow("h1", "h2", 1_000_000, 0)}
-	cfg.Algos[0].Params = resolveParams(t, "homa", map[string]float64{"overcommit": 1})
+	_, cfg.Algos[0].Params = resolveAlgo(t, "homa", gbps100, map[string]float64{"overcommit": 1})
 	_, r1 := run(t, cfg)
-	within(t, "A (200 KB) FCT without overcommitment", flowFCT(t, r1, 0), in+252*pkt+back, 0.03)
-	if b := flowFCT(t, r1, 1); b < in+1200*pkt+back {
+	within(t, "A (200 KB) FCT without overcommitment", fct(t, r1, 0), in+252*pkt+back, 0.03)
+	if b := fct(t, r1, 1); b < in+1200*pkt+back {
 		t.Errorf("B without overcommitment: %v, before the line-rate bound", b)
 	}
 }
@@ -99,7 +89,7 @@ func TestExpressPassLoneFlow(t *testing.T) {
 	cfg := algoConfig(t, tp, "expresspass", gbps100, nil)
 	cfg.Flows = []sim.FlowSpec{tp.flow("h0", "h1", 4_000_000, 0)}
 	_, r := run(t, cfg)
-	fct := flowFCT(t, r, 0)
+	fct := fct(t, r, 0)
 	share := 48.0 / (48 + float64(wirePkt))
 	want := 100e9 * (1 - share) * 1000 / float64(wirePkt)
 	got := 4_000_000 * 8 / (float64(fct) / 1e12)
@@ -125,7 +115,7 @@ func TestReceiverDrivenIncast(t *testing.T) {
 	mean := func(r *sim.Result) float64 {
 		s := 0.0
 		for i := range r.Flows {
-			s += float64(flowFCT(t, r, i))
+			s += float64(fct(t, r, i))
 		}
 		return s / float64(len(r.Flows))
 	}
@@ -199,7 +189,7 @@ func TestHomaSprayingOutOfOrder(t *testing.T) {
 		cfg := algoConfig(t, tp, "homa", gbps100, map[string]float64{"spray": spray})
 		cfg.Flows = []sim.FlowSpec{tp.flow("h0", "h15", 2_000_000, 0)}
 		_, r := run(t, cfg)
-		flowFCT(t, r, 0)
+		fct(t, r, 0)
 		up0, up1 := portResult(r, "tor0->agg0").DataPackets, portResult(r, "tor0->agg1").DataPackets
 		if spray == 1 && (up0 == 0 || up1 == 0) {
 			t.Errorf("sprayed: data left tor0 on agg0 %d, agg1 %d times: want both", up0, up1)
@@ -222,7 +212,7 @@ func TestExpressPassSymmetricPath(t *testing.T) {
 		cfg := algoConfig(t, tp, "expresspass", gbps100, nil)
 		cfg.Flows = []sim.FlowSpec{tp.flow("h0", dst, 500_000, 0)}
 		_, r := run(t, cfg)
-		flowFCT(t, r, 0)
+		fct(t, r, 0)
 		tx := map[string]int64{}
 		for _, p := range r.Ports {
 			tx[p.Name] = p.TxBytes
@@ -296,17 +286,4 @@ func TestReceiverDrivenDeterministic(t *testing.T) {
 			t.Errorf("%s: %d of 12 flows finished", algo, results[0].FlowsFinished())
 		}
 	}
-}
-
-func resolveParams(t *testing.T, algo string, over map[string]float64) cc.Params {
-	t.Helper()
-	a, ok := cc.Lookup(algo)
-	if !ok {
-		t.Fatalf("%s not registered", algo)
-	}
-	p, errs := a.Resolve("", over, gbps100)
-	if len(errs) > 0 {
-		t.Fatal(errs[0])
-	}
-	return p
 }

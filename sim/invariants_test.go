@@ -152,6 +152,41 @@ type keep struct{ s []Sample }
 
 func (k *keep) Observe(b []Sample) { k.s = append(k.s, b...) }
 
+// wholeAndSliced runs cfg in one call and again in slices of a random
+// size, checks every invariant at the end and after every slice, and that
+// both give the same results and samples; it returns the whole run.
+func wholeAndSliced(t *testing.T, r *rand.Rand, cfg Config, label string) *Sim {
+	t.Helper()
+	whole, err := New(cfg)
+	if err != nil {
+		t.Fatalf("%s: %v", label, err)
+	}
+	wk := &keep{}
+	whole.Subscribe(wk)
+	if err := whole.Run(); err != nil {
+		t.Fatalf("%s: %v", label, err)
+	}
+	if err := whole.checkInvariants(); err != nil {
+		t.Fatalf("%s at the end: %v", label, err)
+	}
+	sliced, _ := New(cfg)
+	sk := &keep{}
+	sliced.Subscribe(sk)
+	step := Time(1 + r.IntN(5000000))
+	for !sliced.Done() {
+		if err := sliced.RunUntil(sliced.Now() + step); err != nil {
+			t.Fatalf("%s: %v", label, err)
+		}
+		if err := sliced.checkInvariants(); err != nil {
+			t.Fatalf("%s at %d ps: %v", label, sliced.Now(), err)
+		}
+	}
+	if !reflect.DeepEqual(whole.Result(), sliced.Result()) || !reflect.DeepEqual(wk.s, sk.s) {
+		t.Fatalf("%s: slicing by %d ps changed the results", label, step)
+	}
+	return whole
+}
+
 // Random runs keep every invariant after every slice, whatever the slicing,
 // and give exactly the same results and samples whether run in one call or
 // in slices of any size.
@@ -162,34 +197,7 @@ func TestRandomRunsInvariantsAndSlicing(t *testing.T) {
 		n = 15
 	}
 	for i := 0; i < n; i++ {
-		cfg := randomRun(r)
-		whole, err := New(cfg)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		wk := &keep{}
-		whole.Subscribe(wk)
-		if err := whole.Run(); err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		if err := whole.checkInvariants(); err != nil {
-			t.Fatalf("case %d at the end: %v", i, err)
-		}
-		sliced, _ := New(cfg)
-		sk := &keep{}
-		sliced.Subscribe(sk)
-		step := Time(1 + r.IntN(5000000))
-		for !sliced.Done() {
-			if err := sliced.RunUntil(sliced.Now() + step); err != nil {
-				t.Fatalf("case %d: %v", i, err)
-			}
-			if err := sliced.checkInvariants(); err != nil {
-				t.Fatalf("case %d at %d ps: %v", i, sliced.Now(), err)
-			}
-		}
-		if !reflect.DeepEqual(whole.Result(), sliced.Result()) || !reflect.DeepEqual(wk.s, sk.s) {
-			t.Fatalf("case %d: slicing by %d ps changed the results", i, step)
-		}
+		wholeAndSliced(t, r, randomRun(r), fmt.Sprintf("case %d", i))
 	}
 }
 
@@ -255,33 +263,7 @@ func TestRandomRunsDataClasses(t *testing.T) {
 			pt.Window = int64(10_000 + r.IntN(200_000))
 		}
 		cfg.Algos = []AlgoSpec{PrioAlgo(pt)}
-		whole, err := New(cfg)
-		if err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		wk := &keep{}
-		whole.Subscribe(wk)
-		if err := whole.Run(); err != nil {
-			t.Fatalf("case %d: %v", i, err)
-		}
-		if err := whole.checkInvariants(); err != nil {
-			t.Fatalf("case %d at the end: %v", i, err)
-		}
-		sliced, _ := New(cfg)
-		sk := &keep{}
-		sliced.Subscribe(sk)
-		step := Time(1 + r.IntN(5000000))
-		for !sliced.Done() {
-			if err := sliced.RunUntil(sliced.Now() + step); err != nil {
-				t.Fatalf("case %d: %v", i, err)
-			}
-			if err := sliced.checkInvariants(); err != nil {
-				t.Fatalf("case %d at %d ps: %v", i, sliced.Now(), err)
-			}
-		}
-		if !reflect.DeepEqual(whole.Result(), sliced.Result()) || !reflect.DeepEqual(wk.s, sk.s) {
-			t.Fatalf("case %d: slicing by %d ps changed the results", i, step)
-		}
+		wholeAndSliced(t, r, cfg, fmt.Sprintf("case %d", i))
 	}
 }
 
@@ -318,39 +300,10 @@ func TestRandomRunsReceiverDriven(t *testing.T) {
 		cfg.Events = slices.DeleteFunc(cfg.Events, func(e EventSpec) bool { return e.Kind == EventParams }) // none's parameter
 		cfg.Switch.DataClasses = 1 + r.IntN(MaxDataClasses)
 		cfg.Switch.Buffer *= int64(cfg.Switch.DataClasses)
-		whole, err := New(cfg)
-		if err != nil {
-			t.Fatalf("case %d (%s): %v", i, name, err)
-		}
-		wk := &keep{}
-		whole.Subscribe(wk)
-		if err := whole.Run(); err != nil {
-			t.Fatalf("case %d (%s): %v", i, name, err)
-		}
-		if err := whole.checkInvariants(); err != nil {
-			t.Fatalf("case %d (%s) at the end: %v", i, name, err)
-		}
-		if err := whole.Conservation().Check(); err != nil {
-			t.Fatalf("case %d (%s): %v", i, name, err)
-		}
+		whole := wholeAndSliced(t, r, cfg, fmt.Sprintf("case %d (%s)", i, name))
 		finished += whole.finished
 		ctrl += whole.cnt.created[pktCtrl]
 		credits += whole.cnt.created[pktCredit]
 		drops += whole.cnt.drops
-		sliced, _ := New(cfg)
-		sk := &keep{}
-		sliced.Subscribe(sk)
-		step := Time(1 + r.IntN(5000000))
-		for !sliced.Done() {
-			if err := sliced.RunUntil(sliced.Now() + step); err != nil {
-				t.Fatalf("case %d (%s): %v", i, name, err)
-			}
-			if err := sliced.checkInvariants(); err != nil {
-				t.Fatalf("case %d (%s) at %d ps: %v", i, name, sliced.Now(), err)
-			}
-		}
-		if !reflect.DeepEqual(whole.Result(), sliced.Result()) || !reflect.DeepEqual(wk.s, sk.s) {
-			t.Fatalf("case %d (%s): slicing by %d ps changed the results", i, name, step)
-		}
 	}
 }

@@ -386,26 +386,22 @@ func rccFatTree() *Experiment {
 					fmt.Sprintf("%s (%.0f µs)", bestName, best), bestName == "RCC", "RCC's average the lowest")
 			}
 			// Figs. 10–11: short and long flows
-			short := func(k string, p float64) float64 {
-				if x := o[k]; x != nil {
-					v := fctBy(x.Flows, isShort)
+			// the mean (p = 0) or the p-th percentile of run k's FCTs of
+			// the flows whose size keep accepts
+			stat := func(keep func(int64) bool) func(k string, p float64) float64 {
+				return func(k string, p float64) float64 {
+					x := o[k]
+					if x == nil {
+						return math.NaN()
+					}
+					v := fctBy(x.Flows, keep)
 					if p == 0 {
 						return meanOf(v)
 					}
 					return nearestRank(v, p)
 				}
-				return math.NaN()
 			}
-			long := func(k string, p float64) float64 {
-				if x := o[k]; x != nil {
-					v := fctBy(x.Flows, isLong)
-					if p == 0 {
-						return meanOf(v)
-					}
-					return nearestRank(v, p)
-				}
-				return math.NaN()
-			}
+			short, long := stat(isShort), stat(isLong)
 			below := func(metric string, ours, theirs float64, paper string) {
 				if math.IsNaN(ours) || math.IsNaN(theirs) {
 					return
