@@ -3,6 +3,7 @@ package repro
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -294,7 +295,11 @@ func algoName(a string) string {
 var (
 	fig9Algos     = []string{"hpcc", "homa", "expresspass", "dcqcn", "timely"}
 	fig9Workloads = []string{"websearch", "datamining", "webserver", "cachefollower"}
-	fig9Names     = map[string]string{"websearch": "web search", "datamining": "data mining", "webserver": "web server",
+	// the loads: the library's 30% (keys "workload/algo") and 50% (keys
+	// "workload@50/algo")
+	fig9Loads = []string{"", "@50"}
+	loadName  = map[string]string{"": "30%", "@50": "50%"}
+	fig9Names = map[string]string{"websearch": "web search", "datamining": "data mining", "webserver": "web server",
 		"cachefollower": "cache follower"}
 	// the paper's "up to" reductions of RCC's overall average FCT (Fig. 9);
 	// NaN where it says only that RCC is best
@@ -337,53 +342,77 @@ func rccFatTree() *Experiment {
 			"DCQCN's and 45% than TIMELY's on web search (data mining: 7%, 4%, 15%, 18%, 19%); it is the best of the six " +
 			"on web server and cache follower. Short flows finish slightly faster than under HPCC and faster than under Homa; " +
 			"long flows faster than under HPCC and 25–31% faster than under DCQCN on web search.",
-		Reading: "rcc-fattree320-websearch: HPCC's 320-host fat-tree, each workload at 30% load for 2 ms of arrivals, one " +
-			"seed (the CDF swapped with --set workload[0].cdf); the paper's \"up to\" spans loads we do not run. RCC runs as " +
+		Reading: "rcc-fattree320-websearch: HPCC's 320-host fat-tree, each workload at 30% and 50% load for 2 ms of arrivals, " +
+			"one seed (the CDF and load swapped with --set workload[0].cdf and .load); an \"up to\" is our larger reduction of " +
+			"the two loads, the paper's spans loads it does not list; Figs. 10–11 at 30%. RCC runs as " +
 			"the library has it (its 12 µs ewaRTT); the others with their registry defaults, Homa on 8 data classes with " +
 			"packet spraying. Short flows are below 100 KB, long from 1 MB (the paper gives no boundary). The paper ran " +
 			"Homa in its OMNeT++ simulator [AMBIG]; here all six share one engine and one fabric.",
 		Runs: func() []Run {
 			var out []Run
-			for _, w := range fig9Workloads {
-				var sets []string
-				if w != "websearch" {
-					sets = []string{"workload[0].cdf=" + w}
-				}
-				out = append(out, Run{Key: w + "/rcc", Scenario: "rcc-fattree320-websearch", Sets: sets})
-				for _, a := range fig9Algos {
-					out = append(out, Run{Key: w + "/" + a, Scenario: "rcc-fattree320-websearch", Sets: sets, Algo: a})
+			for _, load := range fig9Loads {
+				for _, w := range fig9Workloads {
+					var sets []string
+					if w != "websearch" {
+						sets = append(sets, "workload[0].cdf="+w)
+					}
+					if load == "@50" {
+						sets = append(sets, "workload[0].load=0.5")
+					}
+					out = append(out, Run{Key: w + load + "/rcc", Scenario: "rcc-fattree320-websearch", Sets: sets})
+					for _, a := range fig9Algos {
+						out = append(out, Run{Key: w + load + "/" + a, Scenario: "rcc-fattree320-websearch", Sets: sets, Algo: a})
+					}
 				}
 			}
 			return out
 		},
 		Rows: func(o Outcomes) []Row {
 			r := newRows("rcc-fattree")
-			for _, w := range fig9Workloads {
-				rcc := o[w+"/rcc"]
-				if rcc == nil {
-					continue
+			mean := func(k string) float64 {
+				if x := o[k]; x != nil {
+					return meanOf(fctMicros(x.Flows))
 				}
-				rccMean := meanOf(fctMicros(rcc.Flows))
-				best, bestName := rccMean, "RCC"
+				return math.NaN()
+			}
+			for _, w := range fig9Workloads {
 				for _, a := range fig9Algos {
-					x := o[w+"/"+a]
-					if x == nil {
-						continue
+					// RCC's reduction at each load that has both runs
+					var reds []float64
+					var each []string
+					for _, load := range fig9Loads {
+						rm, m := mean(w+load+"/rcc"), mean(w+load+"/"+a)
+						if math.IsNaN(rm) || math.IsNaN(m) {
+							continue
+						}
+						reds = append(reds, reduction(rm, m))
+						each = append(each, fmt.Sprintf("%s: %.1f%% (RCC %.0f µs, %s %.0f µs)", loadName[load], reduction(rm, m), rm, algoName(a), m))
 					}
-					m := meanOf(fctMicros(x.Flows))
-					if m < best {
-						best, bestName = m, algoName(a)
+					if len(reds) == 0 {
+						continue
 					}
 					metric := fmt.Sprintf("Fig. 9, %s, RCC's average FCT reduction vs %s", fig9Names[w], algoName(a))
 					if p := fig9Paper[w][a]; !math.IsNaN(p) {
-						r.upTo(metric, p, reduction(rccMean, m), 5, "reproduced when within 5 pp of the \"up to\" value at our one load")
+						r.upTo(metric, p, slices.Max(reds), 5, "the larger of our two loads; reproduced when within 5 pp of the \"up to\" value").
+							Note = strings.Join(each, "; ")
 					} else {
-						r.claim(metric, "RCC best (no number)", fmt.Sprintf("%.1f%% (RCC %.0f µs, %s %.0f µs)", reduction(rccMean, m), rccMean,
-							algoName(a), m), rccMean < m, "RCC's average below the other's")
+						r.claim(metric, "RCC best (no number)", strings.Join(each, "; "), slices.Max(reds) > 0 && slices.Min(reds) > 0,
+							"RCC's average below the other's at every load")
 					}
 				}
-				r.claim(fmt.Sprintf("Fig. 9, %s, the lowest average FCT of the six", fig9Names[w]), "RCC",
-					fmt.Sprintf("%s (%.0f µs)", bestName, best), bestName == "RCC", "RCC's average the lowest")
+				for _, load := range fig9Loads {
+					best, bestName := mean(w+load+"/rcc"), "RCC"
+					if math.IsNaN(best) {
+						continue
+					}
+					for _, a := range fig9Algos {
+						if m := mean(w + load + "/" + a); m < best {
+							best, bestName = m, algoName(a)
+						}
+					}
+					r.claim(fmt.Sprintf("Fig. 9, %s %s, the lowest average FCT of the six", fig9Names[w], loadName[load]), "RCC",
+						fmt.Sprintf("%s (%.0f µs)", bestName, best), bestName == "RCC", "RCC's average the lowest")
+				}
 			}
 			// Figs. 10–11: short and long flows
 			// the mean (p = 0) or the p-th percentile of run k's FCTs of
@@ -437,16 +466,19 @@ func rccFatTree() *Experiment {
 			return r.out
 		},
 		Figures: func(o Outcomes) []Figure {
-			labels := make([]string, len(fig9Workloads))
-			for i, w := range fig9Workloads {
-				labels[i] = fig9Names[w] + " 30%"
+			var labels, keys []string // keys: "workload" + load
+			for _, w := range fig9Workloads {
+				for _, load := range fig9Loads {
+					labels = append(labels, fig9Names[w]+" "+loadName[load])
+					keys = append(keys, w+load)
+				}
 			}
 			bars := func(name, title, ylabel string, val func(x *Outcome) float64) Figure {
 				f := Figure{Name: name, Title: title, YLabel: ylabel, Bars: true, Labels: labels}
 				for _, a := range append([]string{"rcc"}, fig9Algos...) {
 					l := Line{Name: algoName(a)}
-					for i, w := range fig9Workloads {
-						if x := o[w+"/"+a]; x != nil {
+					for i, k := range keys {
+						if x := o[k+"/"+a]; x != nil {
 							l.X = append(l.X, float64(i))
 							l.Y = append(l.Y, val(x))
 						}
