@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -92,10 +93,18 @@ func TestTrainPage(t *testing.T) {
 func TestTrainResume(t *testing.T) {
 	ctx := browser(t)
 	name := fmt.Sprintf("e2e-resume-%d", time.Now().UnixNano()%1_000_000)
-	var job struct{ ID string }
-	apiPost(t, "/api/train", map[string]any{"algo": "rlcc", "name": name, "episodes": 4000, "stages": "2", "stageEpisodes": 4000,
-		"size": "20KB", "hidden": 4, "updates": 1, "evalEvery": 0}, &job)
-	must(t, ctx, chromedp.Navigate(serverURL+"/train?job="+job.ID))
+	// the browser starts the job itself, so that it owns it (only the
+	// owner or an instructor may cancel and resume a job)
+	must(t, ctx, chromedp.Navigate(serverURL+"/train"))
+	body, _ := json.Marshal(map[string]any{"algo": "rlcc", "name": name, "episodes": 4000, "stages": "2", "stageEpisodes": 4000,
+		"size": "20KB", "hidden": 4, "updates": 1, "evalEvery": 0})
+	id, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(async () => {
+		const r = await fetch("/api/train", {method: "POST", headers: {"Content-Type": "application/json"}, body: `+"`"+string(body)+"`"+`});
+		return (await r.json()).id; })()`, chromedp.EvalAwaitPromise))
+	if err != nil || id == "" {
+		t.Fatalf("starting a training job from the page: %q %v", id, err)
+	}
+	must(t, ctx, chromedp.Navigate(serverURL+"/train?job="+id))
 	waitJS(t, ctx, `Number(document.getElementById("chart-train-reward").dataset.points || 0) >= 3`, 30*time.Second)
 	must(t, ctx, chromedp.Click(chromedp.CSS("#train-cancel")))
 	waitJS(t, ctx, `document.getElementById("train-status").dataset.status === "cancelled" && !document.getElementById("train-resume").hidden`, 30*time.Second)

@@ -470,12 +470,18 @@ func TestQueueAndClientLimits(t *testing.T) {
 	// a queued run can only be cancelled
 	code, data := s.do("POST", "/api/runs/"+second+"/pause", nil)
 	checkError(t, code, data, 409, "status", "")
-	// the client has 2 runs: a third is refused, another client's is not
+	// the owner (this address: no token) has 2 runs: a third is refused,
+	// also under a new X-Cclab-Client label (a label is no new quota);
+	// another owner's (a token of its own) is not
 	code, data = s.do("POST", "/api/runs", map[string]any{"scenario": sc})
 	checkError(t, code, data, 429, "", "max-client-runs")
 	code, data = s.do("POST", "/api/runs", map[string]any{"scenario": sc}, "X-Cclab-Client", "student-2")
+	checkError(t, code, data, 429, "", "max-client-runs")
+	var tok struct{ Token string }
+	s.must(201, "POST", "/api/token", nil, &tok)
+	code, data = s.do("POST", "/api/runs", map[string]any{"scenario": sc}, "X-Cclab-Token", tok.Token)
 	if code != 201 {
-		t.Fatalf("another client: %d %s", code, data)
+		t.Fatalf("another owner: %d %s", code, data)
 	}
 	s.must(200, "POST", "/api/runs/"+second+"/cancel", nil, &r)
 	if r.Status != "cancelled" {

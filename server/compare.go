@@ -68,7 +68,7 @@ func (s *Server) compare(r *http.Request, ids []string) ([]runJSON, []compareRow
 			}
 			return nil, nil, err
 		}
-		v := s.runView(run)
+		v := s.runView(r, run)
 		if len(run.Summary) > 0 {
 			var sum report.Summary
 			if err := json.Unmarshal(run.Summary, &sum); err == nil {

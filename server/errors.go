@@ -26,6 +26,9 @@ type apiError struct {
 	Field  string       `json:"field"`
 	Limit  string       `json:"limit,omitempty"`
 	Errors []fieldError `json:"errors"`
+	// RetryAfter is when a refused request may be tried again, in seconds
+	// (the Retry-After header of a 429; 5 when a limit does not say).
+	RetryAfter int `json:"retryAfter,omitempty"`
 }
 
 func (e *apiError) Error() string {
@@ -112,6 +115,15 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	default:
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		ae = errorf(http.StatusInternalServerError, "", "internal error: %v", err)
+	}
+	if ae.Status == http.StatusTooManyRequests || ae.Status == http.StatusServiceUnavailable {
+		if ae.RetryAfter <= 0 {
+			ae.RetryAfter = 5
+		}
+		w.Header().Set("Retry-After", retryAfterHeader(ae))
+	}
+	if ae.Status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="cclab instructor"`)
 	}
 	writeJSON(w, ae.Status, ae)
 }

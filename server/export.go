@@ -307,7 +307,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	v := s.runView(run)
+	v := s.runView(r, run)
 	for _, e := range evs {
 		v.Changes = append(v.Changes, runs.ChangeOf(e))
 	}

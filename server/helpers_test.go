@@ -22,6 +22,8 @@ type testServer struct {
 	srv *Server
 	db  *store.DB
 	ts  *httptest.Server
+	// lastHeader is the headers of the latest answer to do or doRaw
+	lastHeader http.Header
 }
 
 // testLog sends the server's logs to the test log (shown on failure).
@@ -45,6 +47,15 @@ func newTestServer(t testing.TB, cfg Config) *testServer {
 	}
 	if cfg.FlushEvery == 0 {
 		cfg.FlushEvery = 100 * time.Millisecond
+	}
+	if cfg.Class == nil {
+		// only the per-owner run count, as before owners had rate limits
+		// (tests of those set Class)
+		n := cfg.ClientRuns
+		if n == 0 {
+			n = 8
+		}
+		cfg.Class = &ClassLimits{ClientRuns: n}
 	}
 	srv, err := New(ctx, db, cfg)
 	if err != nil {
@@ -84,26 +95,53 @@ func (s *testServer) do(method, path string, body any, header ...string) (int, [
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json") // a header below may replace it
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
+	return s.send(req)
+}
+
+// doRaw sends body as it is with exactly the given headers (no
+// Content-Type unless given).
+func (s *testServer) doRaw(method, path, body string, header ...string) (int, []byte) {
+	s.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, s.ts.URL+path, rd)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	return s.send(req)
+}
+
+func (s *testServer) send(req *http.Request) (int, []byte) {
+	s.t.Helper()
 	resp, err := s.ts.Client().Do(req)
 	if err != nil {
-		s.t.Fatalf("%s %s: %v", method, path, err)
+		s.t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		s.t.Fatal(err)
 	}
+	s.lastHeader = resp.Header
 	return resp.StatusCode, data
 }
 
 // must sends a request that must answer want, and decodes the JSON answer
 // into out (when not nil).
-func (s *testServer) must(want int, method, path string, body any, out any) []byte {
+func (s *testServer) must(want int, method, path string, body any, out any, header ...string) []byte {
 	s.t.Helper()
-	code, data := s.do(method, path, body)
+	code, data := s.do(method, path, body, header...)
 	if code != want {
 		s.t.Fatalf("%s %s: status %d, want %d: %s", method, path, code, want, data)
 	}

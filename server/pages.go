@@ -31,6 +31,7 @@ import (
 // pageRoutes adds the pages and the page fragments htmx asks for.
 func (s *Server) pageRoutes(r chi.Router) {
 	r.Get("/", s.handleHome)
+	r.Get("/instructor", s.handleInstructor)
 	r.Get("/lab", s.handleLab)
 	r.Get("/s/{id}", s.handleLab)
 	r.Get("/r/{id}", s.handleRunPage)
@@ -337,7 +338,7 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	v := s.runView(run)
+	v := s.runView(r, run)
 	p := web.RunPage{Run: runRow(run), Error: run.Error, Seed: strconv.FormatUint(run.Seed, 10),
 		Terminal: store.Terminal(run.Status), CodeVersion: run.CodeVersion}
 	p.Run.Status = v.Status

@@ -239,7 +239,11 @@ func (s *Server) handleUploadPolicy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := &store.Policy{Name: name, Algorithm: algo, Meta: meta, Source: "upload", Data: data}
-	if err := s.db.PutPolicy(r.Context(), p); err != nil {
+	err = s.db.PutPolicy(r.Context(), p)
+	if err == nil {
+		err = s.db.Claim(r.Context(), store.OwnedPolicy, p.ID, who(r).owner)
+	}
+	if err != nil {
 		if errors.Is(err, store.ErrExists) {
 			err = errorf(http.StatusConflict, "name", "a policy named %q is stored already", name)
 		}
@@ -253,6 +257,10 @@ func (s *Server) handleDeletePolicy(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	if id == defaultPolicyID {
 		s.writeError(w, r, errorf(http.StatusForbidden, "id", "the shipped policy cannot be deleted"))
+		return
+	}
+	if err := s.mayChangePolicy(r, id); err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	if err := s.db.DeletePolicy(r.Context(), id); err != nil {

@@ -297,7 +297,7 @@ func (s *Server) startReproduction(r *http.Request, req reproRequest) (*reproSta
 			return nil, false, err
 		}
 		run, err := s.mgr.Submit(r.Context(), runs.Submission{ScenarioID: sc.ID, Name: name, Compiled: c,
-			Client: clientOf(r), Batch: true})
+			Client: who(r).owner, Batch: true})
 		compiled[i] = nil // the manager owns it now (or has released it)
 		if err != nil {
 			release()

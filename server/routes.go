@@ -21,7 +21,7 @@ func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 func (s *Server) routes() chi.Router {
 	r := chi.NewRouter()
-	r.Use(s.recoverer, s.logRequests)
+	r.Use(s.recoverer, s.logRequests, securityHeaders, s.identify, s.crossSite)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errorf(http.StatusNotFound, "", "no route %s %s (see /api/openapi.json)", r.Method, r.URL.Path))
 	})
@@ -31,6 +31,12 @@ func (s *Server) routes() chi.Router {
 	s.pageRoutes(r)
 	r.Route("/api", func(r chi.Router) {
 		r.Get("/health", s.handleHealth)
+		r.Post("/token", s.handleToken)
+		r.Get("/whoami", s.handleWhoami)
+		r.Get("/class", s.handleClass)
+		r.Put("/class/limits", s.handleClassLimits)
+		r.Post("/scenarios/{id}/feature", s.handleFeature(true))
+		r.Delete("/scenarios/{id}/feature", s.handleFeature(false))
 		r.Get("/openapi.json", s.handleOpenAPI)
 		r.Get("/algorithms", s.handleAlgorithms)
 		r.Get("/vocabulary", s.handleVocabulary)

@@ -62,6 +62,13 @@ func (s *Server) handleCreateRun(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if who(r).instructor {
+		sub.Batch = true // an instructor's runs count against the queue only
+	} else if err := s.limits.admitRun(sub.Client, sub.Compiled.Cost.Packets); err != nil {
+		sub.Compiled.Release()
+		s.writeError(w, r, err)
+		return
+	}
 	run, err := s.mgr.Submit(r.Context(), sub)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -75,7 +82,7 @@ func (s *Server) handleCreateRun(w http.ResponseWriter, r *http.Request) {
 // executes what was checked here. An inline scenario is stored once the
 // run is admitted.
 func (s *Server) prepareRun(r *http.Request, req *runRequest) (runs.Submission, error) {
-	sub := runs.Submission{Client: clientOf(r)}
+	sub := runs.Submission{Client: who(r).owner}
 	speed, err := parseSpeed(req.Speed)
 	if err != nil {
 		return sub, err
@@ -133,7 +140,11 @@ func (s *Server) prepareRun(r *http.Request, req *runRequest) (runs.Submission, 
 		return sub, runError(c.Refused)
 	}
 	if inline != nil {
-		if _, err := s.db.PutScenario(r.Context(), inline); err != nil {
+		_, err := s.db.PutScenario(r.Context(), inline)
+		if err == nil {
+			err = s.db.Claim(r.Context(), store.OwnedScenario, inline.ID, sub.Client)
+		}
+		if err != nil {
 			c.Release()
 			return sub, err
 		}
@@ -190,6 +201,7 @@ type runJSON struct {
 	Status          string            `json:"status"`
 	Error           string            `json:"error,omitempty"`
 	Pinned          bool              `json:"pinned"`
+	Mine            bool              `json:"mine"` // the requester may change it (its owner, or an instructor)
 	Speed           any               `json:"speed"`
 	BucketNs        float64           `json:"bucketNs"`
 	CreatedAt       time.Time         `json:"createdAt"`
@@ -218,8 +230,8 @@ func timePtr(t time.Time) *time.Time {
 
 // runView turns a stored run into its API form, with the live progress of
 // a run that is running.
-func (s *Server) runView(run *store.Run) runJSON {
-	v := runJSON{ID: run.ID, ScenarioID: run.ScenarioID, Name: run.Name, Algorithm: run.Algorithm,
+func (s *Server) runView(r *http.Request, run *store.Run) runJSON {
+	v := runJSON{Mine: mayChange(r, run.Client, "") == nil, ID: run.ID, ScenarioID: run.ScenarioID, Name: run.Name, Algorithm: run.Algorithm,
 		Params: run.Params, Seed: run.Seed, CodeVersion: run.CodeVersion, Status: run.Status, Error: run.Error,
 		Pinned: run.Pinned, Speed: runs.SpeedJSON(run.Speed), BucketNs: float64(run.BucketPS) / 1e3,
 		CreatedAt: run.CreatedAt.UTC(), StartedAt: timePtr(run.StartedAt), FinishedAt: timePtr(run.FinishedAt),
@@ -253,13 +265,26 @@ func (s *Server) getRun(r *http.Request) (*store.Run, error) {
 	return run, err
 }
 
+// ownRun is getRun for a request that changes the run: only its owner or
+// an instructor may.
+func (s *Server) ownRun(r *http.Request) (*store.Run, error) {
+	run, err := s.getRun(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := mayChange(r, run.Client, "run "+run.ID); err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
 func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
 	run, err := s.getRun(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	v := s.runView(run)
+	v := s.runView(r, run)
 	evs, err := s.db.RunEvents(r.Context(), run.ID)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -304,7 +329,7 @@ func (s *Server) handleListRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]runJSON, 0, len(runs))
 	for i := range runs {
-		out = append(out, s.runView(&runs[i]))
+		out = append(out, s.runView(r, &runs[i]))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"runs": out, "total": total, "limit": f.Limit, "offset": f.Offset})
 }
@@ -330,7 +355,7 @@ func queryInt(s string, def, lo, hi int) (int, error) {
 }
 
 func (s *Server) handleDeleteRun(w http.ResponseWriter, r *http.Request) {
-	run, err := s.getRun(r)
+	run, err := s.ownRun(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -349,7 +374,7 @@ func (s *Server) handleDeleteRun(w http.ResponseWriter, r *http.Request) {
 // handleControl answers pause, resume and cancel.
 func (s *Server) handleControl(do func(*runs.Manager, context.Context, string) error, cancel bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		run, err := s.getRun(r)
+		run, err := s.ownRun(r)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -367,12 +392,12 @@ func (s *Server) handleControl(do func(*runs.Manager, context.Context, string) e
 			s.writeError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, s.runView(run))
+		writeJSON(w, http.StatusOK, s.runView(r, run))
 	}
 }
 
 func (s *Server) handleSpeed(w http.ResponseWriter, r *http.Request) {
-	run, err := s.getRun(r)
+	run, err := s.ownRun(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -401,7 +426,7 @@ func (s *Server) handleSpeed(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleParams(w http.ResponseWriter, r *http.Request) {
-	run, err := s.getRun(r)
+	run, err := s.ownRun(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -430,7 +455,7 @@ func (s *Server) handleParams(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handlePin(pin bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		run, err := s.getRun(r)
+		run, err := s.ownRun(r)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
@@ -440,6 +465,6 @@ func (s *Server) handlePin(pin bool) http.HandlerFunc {
 			return
 		}
 		run.Pinned = pin
-		writeJSON(w, http.StatusOK, s.runView(run))
+		writeJSON(w, http.StatusOK, s.runView(r, run))
 	}
 }

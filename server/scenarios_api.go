@@ -100,6 +100,9 @@ func (s *Server) handleCreateScenario(w http.ResponseWriter, r *http.Request) {
 	c.Release() // stored, not run
 	rec := &store.Scenario{Name: c.Scenario.Name, Description: c.Scenario.Description, JSON: c.Canonical}
 	created, err := s.db.PutScenario(r.Context(), rec)
+	if err == nil {
+		err = s.db.Claim(r.Context(), store.OwnedScenario, rec.ID, who(r).owner) // the first to store it owns it
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -173,6 +176,16 @@ func (s *Server) handleDeleteScenario(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if !sc.Builtin {
+		owner, err := s.db.Owner(r.Context(), store.OwnedScenario, sc.ID)
+		if err == nil {
+			err = mayChange(r, owner, "scenario "+sc.ID)
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	switch err := s.db.DeleteScenario(r.Context(), sc.ID); {
 	case errors.Is(err, store.ErrBuiltin):

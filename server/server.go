@@ -8,6 +8,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -15,7 +16,6 @@ import (
 	"net/http"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,10 +43,25 @@ type Config struct {
 	Concurrency int
 	// MaxQueue bounds the runs waiting for a slot (default 1000).
 	MaxQueue int
-	// ClientRuns bounds one client's runs that are queued, running or
-	// paused (default 8; negative: no limit). A client is the
-	// X-Cclab-Client request header when set, else the remote IP address.
+	// ClientRuns bounds one owner's runs that are queued, running or
+	// paused (default 8; negative: no limit), when Class is nil. An owner
+	// is a browser's or API client's owner token, else the remote IP
+	// address (identity.go); X-Cclab-Client is only a label.
 	ClientRuns int
+	// Class is the per-owner limits (nil: DefaultClassLimits with
+	// ClientRuns); an instructor's change (PUT /api/class/limits) is kept
+	// in the database and wins at the next start.
+	Class *ClassLimits
+	// InstructorToken unlocks the instructor's role ("": nobody has it;
+	// cclab serve always sets one, generated when not given).
+	InstructorToken string
+	// AllowOrigins are origins, besides the server's own, whose pages may
+	// send state-changing requests (a reverse proxy's public origin, e.g.
+	// "https://lab.example.edu").
+	AllowOrigins []string
+	// TLSCert and TLSKey, when set, serve HTTPS (cookies then carry Secure
+	// and the __Host- prefix).
+	TLSCert, TLSKey string
 	// Limits is the admission control applied to every run (its zero
 	// value: no limits; DefaultLimits suits a class server).
 	Limits Limits
@@ -103,6 +118,11 @@ func (c Config) withDefaults() Config {
 	}
 	if c.ClientRuns == 0 {
 		c.ClientRuns = 8
+	}
+	if c.Class == nil {
+		d := DefaultClassLimits()
+		d.ClientRuns = c.ClientRuns
+		c.Class = &d
 	}
 	if c.MaxBody <= 0 {
 		c.MaxBody = 8 << 20
@@ -181,6 +201,9 @@ type Server struct {
 	cards    cardCache    // scenario cards of the home page
 	train    *training.Manager
 	policies sync.Map // stored policy id → cc.Policy, loaded once
+	tok      *tokens    // owner tokens and the instructor's credentials
+	limits   *limiters  // per-owner limits
+	classMu  sync.Mutex // serialises changes of the class settings
 }
 
 // New prepares a server on db: it stores the built-in scenarios and starts
@@ -189,6 +212,20 @@ type Server struct {
 func New(ctx context.Context, db *store.DB, cfg Config) (*Server, error) {
 	cfg = cfg.withDefaults()
 	s := &Server{cfg: cfg, db: db, log: cfg.Log, library: map[string]string{}, libNames: map[string]string{}}
+	key, err := db.Secret(ctx, "owner-token-key", 32)
+	if err != nil {
+		return nil, err
+	}
+	s.tok = &tokens{key: key, instructor: cfg.InstructorToken, instrMAC: instructorMAC(key, cfg.InstructorToken)}
+	class := *cfg.Class
+	if saved, err := db.Setting(ctx, classLimitsSetting); err == nil {
+		if err := json.Unmarshal(saved, &class); err != nil {
+			return nil, fmt.Errorf("the stored class limits: %w", err)
+		}
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	s.limits = newLimiters(class)
 	for _, e := range scenarios.Library() {
 		canon, err := e.Scenario.Canonical()
 		if err != nil {
@@ -202,7 +239,7 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Server, error) {
 		s.libNames[sc.ID] = e.ID
 	}
 	mgr, err := runs.New(ctx, db, runs.Config{Concurrency: cfg.Concurrency, MaxQueue: cfg.MaxQueue,
-		ClientRuns: cfg.ClientRuns, Limits: cfg.Limits, MaxRuns: cfg.MaxRuns, MaxDBBytes: cfg.MaxDBBytes,
+		ClientRuns: managerClientRuns(class.ClientRuns), Limits: cfg.Limits, MaxRuns: cfg.MaxRuns, MaxDBBytes: cfg.MaxDBBytes,
 		FlushEvery: cfg.FlushEvery, ProgressEvery: cfg.FrameEvery, CodeVersion: cfg.CodeVersion, Log: cfg.Log})
 	if err != nil {
 		return nil, err
@@ -247,8 +284,14 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, grace time.Dur
 		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) }}
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	s.log.Info("serving", "addr", "http://"+ln.Addr().String(), "concurrency", s.cfg.Concurrency)
+	scheme := "http"
+	if s.cfg.TLSCert != "" {
+		scheme = "https"
+		go func() { errc <- hs.ServeTLS(ln, s.cfg.TLSCert, s.cfg.TLSKey) }()
+	} else {
+		go func() { errc <- hs.Serve(ln) }()
+	}
+	s.log.Info("serving", "addr", scheme+"://"+ln.Addr().String(), "concurrency", s.cfg.Concurrency)
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -269,15 +312,11 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string, grace time.Dur
 	return nil
 }
 
-// clientOf identifies the client a request comes from, for per-client
-// limits.
-func clientOf(r *http.Request) string {
-	if c := strings.TrimSpace(r.Header.Get("X-Cclab-Client")); c != "" && len(c) <= 128 {
-		return "id:" + c
+// managerClientRuns is the run manager's per-client limit for a class
+// limit (zero or negative: none).
+func managerClientRuns(n int) int {
+	if n <= 0 {
+		return -1
 	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return "ip:" + r.RemoteAddr
-	}
-	return "ip:" + host
+	return n
 }

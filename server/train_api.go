@@ -15,6 +15,7 @@ import (
 	"cclab/scenarios"
 	"cclab/server/training"
 	"cclab/sim/rl"
+	"cclab/store"
 	"cclab/web"
 )
 
@@ -292,7 +293,44 @@ func (s *Server) handleCreateTraining(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if err := s.db.Claim(r.Context(), store.OwnedTrainJob, j.ID, who(r).owner); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	writeJSON(w, http.StatusCreated, trainView(j))
+}
+
+// mayChangeJob lets the owner of a training job, or an instructor, stop or
+// resume it.
+func (s *Server) mayChangeJob(r *http.Request, id string) error {
+	owner, err := s.db.Owner(r.Context(), store.OwnedTrainJob, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(http.StatusNotFound, "id", "no training job %q", id)
+	}
+	if err != nil {
+		return err
+	}
+	return mayChange(r, owner, "training job "+id)
+}
+
+// mayChangePolicy lets the owner of a policy (its uploader, or the owner
+// of the training job that made it), or an instructor, delete it.
+func (s *Server) mayChangePolicy(r *http.Request, id string) error {
+	owner, err := s.db.Owner(r.Context(), store.OwnedPolicy, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return errorf(http.StatusNotFound, "id", "no policy %s", id)
+	}
+	if err != nil {
+		return err
+	}
+	if owner == "" {
+		if p, err := s.db.GetPolicy(r.Context(), id); err == nil && p.Source != "upload" {
+			if o, err := s.db.Owner(r.Context(), store.OwnedTrainJob, p.Source); err == nil {
+				owner = o
+			}
+		}
+	}
+	return mayChange(r, owner, "policy "+id)
 }
 
 // rlFields are rl.Config's error names as this API's fields.
@@ -322,6 +360,10 @@ func (s *Server) handleGetTraining(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleCancelTraining(w http.ResponseWriter, r *http.Request) {
+	if err := s.mayChangeJob(r, chi.URLParam(r, "id")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	j, err := s.train.Cancel(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		s.writeError(w, r, trainError(err))
@@ -331,6 +373,10 @@ func (s *Server) handleCancelTraining(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleResumeTraining(w http.ResponseWriter, r *http.Request) {
+	if err := s.mayChangeJob(r, chi.URLParam(r, "id")); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	j, err := s.train.Resume(r.Context(), chi.URLParam(r, "id"))
 	if err != nil {
 		s.writeError(w, r, trainError(err))

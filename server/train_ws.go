@@ -58,6 +58,13 @@ func (s *Server) handleTrainWS(w http.ResponseWriter, r *http.Request) {
 			"%d viewers are connected, this server's limit (max-viewers); try again later", max))
 		return
 	}
+	if owner := who(r).owner; !who(r).instructor {
+		if err := s.limits.openViewer(owner); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		defer s.limits.closeViewer(owner)
+	}
 	conn, err := s.upgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader has answered

@@ -62,6 +62,14 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 			"%d viewers are connected, this server's limit (max-viewers); try again later", max))
 		return
 	}
+	owner := who(r).owner
+	if !who(r).instructor {
+		if err := s.limits.openViewer(owner); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		defer s.limits.closeViewer(owner)
+	}
 	h, err := s.mgr.Watch(r.Context(), run.ID)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -75,12 +83,12 @@ func (s *Server) handleWS(w http.ResponseWriter, r *http.Request) {
 	s.viewers.Add(1)
 	defer s.viewers.Add(-1)
 	defer conn.Close()
-	s.stream(conn, h, run)
+	s.stream(r, conn, h, run)
 }
 
 // stream is the one writer of conn; a reader goroutine answers pings and
 // passes replay requests.
-func (s *Server) stream(conn *websocket.Conn, h *runs.Hub, run *store.Run) {
+func (s *Server) stream(r *http.Request, conn *websocket.Conn, h *runs.Hub, run *store.Run) {
 	log := s.log.With("run", run.ID, "viewer", conn.RemoteAddr().String())
 	pongWait := 3 * s.cfg.PingEvery
 	closed := make(chan struct{})
@@ -120,7 +128,7 @@ func (s *Server) stream(conn *websocket.Conn, h *runs.Hub, run *store.Run) {
 		}
 		return true
 	}
-	hello := helloMsg{Type: "hello", Run: s.runView(run), BucketNs: float64(run.BucketPS) / 1e3, Level: 1}
+	hello := helloMsg{Type: "hello", Run: s.runView(r, run), BucketNs: float64(run.BucketPS) / 1e3, Level: 1}
 	if !write(hello) {
 		return
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
@@ -43,6 +45,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	grace := fs.Duration("grace", 10*time.Second, "on shutdown, how long running runs may take to finish before they are stopped and marked interrupted")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	logJSON := fs.Bool("log-json", false, "log JSON lines instead of text")
+	class := server.DefaultClassLimits()
+	instructor := fs.String("instructor-token", "", "the instructor token (default: a new random one, printed at start)")
+	var origins stringList
+	fs.Var(&origins, "allow-origin", "an origin besides the server's own whose pages may change things, e.g. https://lab.example.edu behind a reverse proxy (repeatable)")
+	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this certificate file (PEM; with --tls-key)")
+	tlsKey := fs.String("tls-key", "", "the certificate's private key file (PEM)")
+	fs.Float64Var(&class.RunsPerMinute, "runs-per-minute", class.RunsPerMinute, "runs one owner may start per minute (0: no limit)")
+	fs.IntVar(&class.RunsBurst, "runs-burst", class.RunsBurst, "runs one owner may start at once before runs-per-minute applies")
+	fs.Float64Var(&class.WorkPerHour, "work-per-hour", class.WorkPerHour, "data packets one owner may simulate per hour, as the cost estimate counts them (0: no limit)")
+	fs.IntVar(&class.ViewersPerOwner, "viewers-per-owner", class.ViewersPerOwner, "live views (WebSocket streams) one owner may have open (0: no limit)")
+	fs.IntVar(&class.TokensPerHour, "tokens-per-hour", class.TokensPerHour, "owner tokens one IP address may be given per hour (0: no limit)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -86,6 +99,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *trainDir == "" {
 		*trainDir = *dbPath + ".train"
 	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return &usageError{"--tls-cert and --tls-key go together"}
+	}
+	token := *instructor
+	if token == "" {
+		token = newInstructorToken()
+		if !loopback(*addr) {
+			fmt.Fprintf(stderr, "warning: %s is reachable beyond this machine and no --instructor-token was given: using a new one (below)\n", *addr)
+		}
+	}
+	class.ClientRuns = *clientRuns
 	db, err := store.Open(ctx, *dbPath)
 	if err != nil {
 		return err
@@ -94,16 +118,22 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	srv, err := server.New(ctx, db, server.Config{Concurrency: *concurrency, MaxQueue: *maxQueue,
 		ClientRuns: *clientRuns, Limits: lim, MaxRuns: *maxRuns, MaxDBBytes: maxBytes, Log: log,
 		MaxBody: body, MaxViewers: *maxViewers, TrainConcurrency: *trainConc, TrainDir: *trainDir, TrainMaxTime: *trainTime,
-		CodeVersion: codeVersion(ctx)})
+		CodeVersion: codeVersion(ctx), Class: &class, InstructorToken: token, AllowOrigins: origins,
+		TLSCert: *tlsCert, TLSKey: *tlsKey})
 	if err != nil {
 		return err
 	}
 	return srv.ListenAndServe(ctx, *addr, *grace, func(a net.Addr) {
-		url := "http://" + a.String()
+		scheme := "http"
+		if *tlsCert != "" {
+			scheme = "https"
+		}
+		url := scheme + "://" + a.String()
 		if strings.HasPrefix(a.String(), "[::]") || strings.HasPrefix(a.String(), "0.0.0.0") {
-			url = fmt.Sprintf("http://localhost:%d", a.(*net.TCPAddr).Port)
+			url = fmt.Sprintf("%s://localhost:%d", scheme, a.(*net.TCPAddr).Port)
 		}
 		fmt.Fprintf(stdout, "cclab is serving on %s (database %s)\n", url, *dbPath)
+		fmt.Fprintf(stdout, "instructor: open %s/instructor?token=%s once to manage every run and the class\n", url, token)
 		if f, ok := stdout.(*os.File); ok {
 			f.Sync()
 		}
@@ -128,4 +158,31 @@ func codeVersion(ctx context.Context) string {
 		v += "+dirty"
 	}
 	return v
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+// newInstructorToken is a random instructor token, like Jupyter's.
+func newInstructorToken() string {
+	b := make([]byte, 18)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// loopback reports whether a listen address is reachable from this machine
+// only (a loopback host; an empty host listens everywhere).
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

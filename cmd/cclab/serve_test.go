@@ -94,6 +94,9 @@ func (s *serveProc) call(method, path string, body any, out any) int {
 		rd = bytes.NewReader(data)
 	}
 	req, _ := http.NewRequest(method, s.url+path, rd)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		s.t.Fatalf("%s %s: %v", method, path, err)

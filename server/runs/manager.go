@@ -532,3 +532,25 @@ func (m *Manager) Counts() (running, queued int) {
 	defer m.mu.Unlock()
 	return m.running, len(m.queue)
 }
+
+// SetClientRuns changes the per-client limit of runs queued, running or
+// paused (≤ 0: none); runs already admitted stay.
+func (m *Manager) SetClientRuns(n int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if n <= 0 {
+		n = -1
+	}
+	m.cfg.ClientRuns = n
+}
+
+// ClientCounts returns, per client, its runs queued, running or paused.
+func (m *Manager) ClientCounts() map[string]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]int{}
+	for _, r := range m.live {
+		out[r.client]++
+	}
+	return out
+}
