@@ -19,8 +19,8 @@ import (
 // free pages), has the same schema version, and opens with Open like any
 // lab database; to restore, use it as the lab's database file.
 //
-// The copy is written to a temporary file beside path, synced, and then
-// linked to path, so path never holds a partial copy, and a file created
+// The copy, with the database file's permissions, is written to a
+// temporary file beside path, synced, and then linked to path, so path never holds a partial copy, and a file created
 // at path meanwhile is not overwritten.
 func (db *DB) Backup(ctx context.Context, path string) error {
 	if err := db.backup(ctx, path); err != nil {
@@ -44,6 +44,10 @@ func (db *DB) backup(ctx context.Context, path string) error {
 	}
 	tmpPath := tmp.Name()
 	tmp.Close()
+	// the copy gets the database file's permissions, not CreateTemp's 0600
+	if st, err := os.Stat(db.path); err == nil {
+		os.Chmod(tmpPath, st.Mode().Perm())
+	}
 	// VACUUM INTO refuses a file that exists and is not empty; this one is
 	// empty. Whatever happens below, the temporary file goes.
 	defer os.Remove(tmpPath)

@@ -62,6 +62,15 @@ func dumpTables(t *testing.T, db *DB) map[string][]string {
 	return out
 }
 
+func fileMode(t *testing.T, path string) fs.FileMode {
+	t.Helper()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Mode().Perm()
+}
+
 // pragmaInt returns the value of an integer PRAGMA.
 func pragmaInt(t *testing.T, db *DB, name string) int {
 	t.Helper()
@@ -248,6 +257,9 @@ func TestBackupCopiesEverything(t *testing.T) {
 			}
 			if leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".*tmp*")); len(leftovers) != 0 {
 				t.Errorf("temporary files left: %v", leftovers)
+			}
+			if o, c := fileMode(t, db.path), fileMode(t, out); o != c {
+				t.Errorf("the copy's permissions %v, the original's %v", c, o)
 			}
 			cp, err := Open(ctx, out)
 			if err != nil {
