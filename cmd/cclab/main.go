@@ -1,6 +1,7 @@
 // Command cclab is the congestion-control lab: it runs scenarios headless
-// (run), serves the lab (serve), checks scenarios (validate), lists the
-// algorithms (algorithms) and reproduces the seeds' experiments (reproduce).
+// (run), serves the lab (serve), backs up its database (backup), checks
+// scenarios (validate), lists the algorithms (algorithms) and reproduces the
+// seeds' experiments (reproduce).
 package main
 
 import (
@@ -24,6 +25,9 @@ Usage:
   cclab serve [--addr 127.0.0.1:8080] [--db ./cclab.db] [--concurrency N] [--max-runs N] [--max-db-size SIZE] ...
       Serve the lab: REST API, WebSocket streams of live runs, runs stored in SQLite.
       "cclab serve -h" lists every limit; Ctrl-C shuts down gracefully.
+  cclab backup [--db ./cclab.db] --out FILE
+      Copy the lab's database to FILE (which must not exist), consistently, also while
+      "cclab serve" is running; "cclab serve --db FILE" restores it.
   cclab validate SCENARIO.json
       Check a scenario and print every problem with the field it is about.
   cclab algorithms [--json]
@@ -73,6 +77,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdRun(ctx, args[1:], stdout, stderr)
 	case "serve":
 		err = cmdServe(ctx, args[1:], stdout, stderr)
+	case "backup":
+		err = cmdBackup(ctx, args[1:], stdout, stderr)
 	case "validate":
 		err = cmdValidate(args[1:], stdout, stderr)
 	case "algorithms":
