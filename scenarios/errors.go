@@ -81,7 +81,11 @@ func fieldErr(field, format string, args ...any) error {
 }
 
 // join builds a child path: join("topology", "hostLink") = "topology.hostLink".
+// An empty key is written `""`, so that a problem with it names a field.
 func join(path, key string) string {
+	if key == "" {
+		key = `""`
+	}
 	if path == "" {
 		return key
 	}

@@ -177,6 +177,9 @@ func jsonError(err error) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	switch {
+	case errors.As(err, &te) && te.Field == "":
+		// the body itself (every body this server decodes is an object)
+		return errorf(http.StatusUnprocessableEntity, "", "want a JSON object, got JSON %s", te.Value)
 	case errors.As(err, &te):
 		return errorf(http.StatusUnprocessableEntity, te.Field, "want %s, got JSON %s", te.Type, te.Value)
 	case errors.As(err, &se):
@@ -188,6 +191,9 @@ func jsonError(err error) error {
 	}
 	var unknown string
 	if _, e := fmt.Sscanf(err.Error(), "json: unknown field %q", &unknown); e == nil {
+		if unknown == "" {
+			unknown = `""` // named, as the scenarios name an empty key
+		}
 		return errorf(http.StatusUnprocessableEntity, unknown, "unknown field %q", unknown)
 	}
 	return errorf(http.StatusBadRequest, "", "invalid JSON: %v", err)

@@ -127,7 +127,7 @@ func TestLoadTwentyRuns(t *testing.T) {
 	t.Logf("at most %d runs at once (%d slots)", most, slots)
 }
 
-func mustJSON(t *testing.T, v any) []byte {
+func mustJSON(t testing.TB, v any) []byte {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {

@@ -191,7 +191,7 @@ func (s *Server) handleUploadPolicy(w http.ResponseWriter, r *http.Request) {
 				s.writeError(w, r, tooBig)
 				return
 			}
-			s.writeError(w, r, errorf(http.StatusBadRequest, "", "reading the form: %v", err))
+			s.writeError(w, r, errorf(http.StatusBadRequest, "file", "reading the form: %v", err))
 			return
 		}
 		defer r.MultipartForm.RemoveAll()

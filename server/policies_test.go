@@ -14,7 +14,7 @@ import (
 )
 
 // policyFile is a fresh policy file of obs observations.
-func policyFile(t *testing.T, obs int) []byte {
+func policyFile(t testing.TB, obs int) []byte {
 	t.Helper()
 	hist, limit := 8, 2.0
 	if obs == 2 {

@@ -106,16 +106,25 @@ func paramErrors(err error, prefix string) error {
 	return ae
 }
 
-// prefixField puts a decoding error's field under prefix.
+// prefixField puts a decoding error's field under prefix; an error about
+// the whole value (not an object) is the prefix's own.
 func prefixField(err error, prefix string) error {
 	var ae *apiError
-	if errors.As(err, &ae) && ae.Field != "" {
-		ae.Field = prefix + "." + ae.Field
+	if errors.As(err, &ae) {
+		ae.Field = join(prefix, ae.Field)
 		for i := range ae.Errors {
-			ae.Errors[i].Field = prefix + "." + ae.Errors[i].Field
+			ae.Errors[i].Field = join(prefix, ae.Errors[i].Field)
 		}
 	}
 	return err
+}
+
+// join is a field under prefix (prefix itself for the empty field).
+func join(prefix, field string) string {
+	if field == "" {
+		return prefix
+	}
+	return prefix + "." + field
 }
 
 // fluidOptions checks a fluid run's request against the model's RTT and
@@ -153,6 +162,16 @@ func fluidOptions(o *fluidRunRequest, rtt float64) (fluidRunRequest, error) {
 	return r, nil
 }
 
+// checkDelay refuses a model whose delay spans more steps of dt than a
+// fluid run may take: the integration keeps a history of that many steps.
+func checkDelay(delay, dt float64, field string) error {
+	if delay/dt > maxFluidSteps {
+		return limitError(http.StatusUnprocessableEntity, "fluid-steps", field,
+			"a delay of %g s is more than %d steps of dt %g s (the fluid run keeps that much history)", delay, maxFluidSteps, dt)
+	}
+	return nil
+}
+
 func (s *Server) handleStabilityQCN(w http.ResponseWriter, r *http.Request) {
 	var req qcnRequest
 	if err := decodeBody(w, r, s.cfg.MaxBody, &req); err != nil {
@@ -172,6 +191,9 @@ func (s *Server) handleStabilityQCN(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fo, err := fluidOptions(req.Fluid, q.RTT)
+	if err == nil {
+		err = checkDelay(q.RTT, fo.Dt, "params.rtt")
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -338,6 +360,9 @@ func (s *Server) handleStabilityDCQCN(w http.ResponseWriter, r *http.Request) {
 		o.Every = 50e-6
 	}
 	fo, err := fluidOptions(o, d.Tau)
+	if err == nil {
+		err = checkDelay(d.Delay, fo.Dt, "params.delay")
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
