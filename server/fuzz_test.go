@@ -434,3 +434,61 @@ func FuzzQueries(f *testing.F) {
 		}
 	})
 }
+
+// FuzzClass: the instructor's PUT /api/class/limits body, the sign-in's
+// query (GET /instructor?token=), and an owner token as a client sends it
+// (X-Cclab-Token on GET /api/whoami): never a 5xx, a refused limit names
+// its field, and no token the server did not issue is taken.
+func FuzzClass(f *testing.F) {
+	s := newTestServer(f, Config{Limits: fuzzLimits, MaxBody: 64 << 10, InstructorToken: "fuzz-teacher",
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	f.Add(uint8(0), []byte(`{"runsPerMinute": 10, "workPerHour": 1e8}`))
+	f.Add(uint8(0), []byte(`{"runsPerMinute": -1}`))
+	f.Add(uint8(0), []byte(`{"runsBurst": 1e12}`))
+	f.Add(uint8(0), []byte(`{"clientRuns": "8"}`))
+	f.Add(uint8(0), []byte(`{"nope": 1}`))
+	f.Add(uint8(0), []byte(`[]`))
+	f.Add(uint8(1), []byte(`token=fuzz-teacher`))
+	f.Add(uint8(1), []byte(`token=%zz&token=`))
+	f.Add(uint8(2), []byte(strings.Repeat("A", 22)+"."+strings.Repeat("B", 22)))
+	f.Add(uint8(2), []byte("x.y"))
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		switch which % 3 {
+		case 0:
+			req := httptest.NewRequest("PUT", "/api/class/limits", bytes.NewReader(data))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer fuzz-teacher")
+			rec := httptest.NewRecorder()
+			s.srv.Handler().ServeHTTP(rec, req)
+			checkAnswer(t, "PUT /api/class/limits", rec)
+			checkJSONAnswer(t, "PUT /api/class/limits", rec)
+			if rec.Code == 200 {
+				var c ClassLimits
+				if json.Unmarshal(rec.Body.Bytes(), &c) != nil || c.RunsPerMinute < 0 || c.WorkPerHour < 0 || c.RunsBurst < 0 {
+					t.Fatalf("accepted limits %s", rec.Body.Bytes())
+				}
+			}
+		case 1:
+			rec := s.serve("GET", "/instructor", string(data), "", nil)
+			if rec.Code == http.StatusSeeOther {
+				if !strings.Contains(string(data), "fuzz-teacher") {
+					t.Fatalf("GET /instructor?%s signed in without the token", data)
+				}
+				return
+			}
+			checkAnswer(t, "GET /instructor", rec)
+		case 2:
+			if bytes.ContainsAny(data, "\r\n\x00") {
+				return // not a header value
+			}
+			req := httptest.NewRequest("GET", "/api/whoami", nil)
+			req.Header.Set(tokenHeader, string(data))
+			rec := httptest.NewRecorder()
+			s.srv.Handler().ServeHTTP(rec, req)
+			var me struct{ Anonymous bool }
+			if rec.Code != 200 || json.Unmarshal(rec.Body.Bytes(), &me) != nil || !me.Anonymous {
+				t.Fatalf("token %q: %d %s (a token the server did not issue must own nothing)", data, rec.Code, rec.Body.Bytes())
+			}
+		}
+	})
+}
