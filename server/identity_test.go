@@ -324,3 +324,41 @@ func TestViewersPerOwner(t *testing.T) {
 		"Sec-WebSocket-Version", "13", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
 	checkError(t, code, data, 429, "", "viewers-per-owner")
 }
+
+// Training jobs and policies: only the job's owner (or an instructor) may
+// cancel or resume it, only a policy's uploader (or an instructor) may
+// delete it; others get 403 naming it.
+func TestOwnershipTrainingAndPolicies(t *testing.T) {
+	const instructor = "teach-77"
+	s := newTestServer(t, Config{InstructorToken: instructor})
+	owner, other, instr, anon := requesters(t, s, instructor)
+	var j trainJob
+	s.must(201, "POST", "/api/train", tinyTraining("owned-job"), &j, owner.headers...)
+	for _, by := range []requester{other, anon} {
+		code, data := s.do("POST", "/api/train/"+j.ID+"/cancel", nil, by.headers...)
+		checkError(t, code, data, 403, "id", "")
+		if !strings.Contains(string(data), "training job "+j.ID) {
+			t.Errorf("%s: the refusal does not name the job: %s", by.name, data)
+		}
+	}
+	// the instructor passes the ownership check (a tiny job may have
+	// finished already: then its state answers 409, not ownership's 403)
+	if code, data := s.do("POST", "/api/train/"+j.ID+"/cancel", nil, instr.headers...); code != 200 && code != 409 {
+		t.Errorf("the instructor cancels the job: %d %s", code, data)
+	}
+	s.waitTraining(j.ID, 30*time.Second, "cancelled", "done")
+	code, data := s.do("POST", "/api/train/"+j.ID+"/resume", nil, other.headers...)
+	checkError(t, code, data, 403, "id", "")
+
+	file := policyFile(t, 8)
+	for i, by := range []requester{other, anon, owner, instr} {
+		var p struct{ ID string }
+		s.must(201, "POST", fmt.Sprintf("/api/policies?name=p%d&algorithm=fdcc", i), file, &p,
+			append([]string{"Content-Type", "application/octet-stream"}, owner.headers...)...)
+		code, data := s.do("DELETE", "/api/policies/"+p.ID, nil, by.headers...)
+		allowed := by.name == "owner" || by.name == "instructor"
+		if allowed && code != 204 || !allowed && code != 403 {
+			t.Errorf("%s deletes the owner's policy: %d %s", by.name, code, data)
+		}
+	}
+}
