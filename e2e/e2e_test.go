@@ -62,7 +62,8 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "e2e: building cclab:", err)
 		return 1
 	}
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "lab.db"), "--log-level", "warn")
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "lab.db"), "--log-level", "warn",
+		"--instructor-token", instructorToken)
 	var logs bytes.Buffer
 	cmd.Stderr = &logs
 	out, _ := cmd.StdoutPipe()

@@ -36,17 +36,22 @@ type ownerJSON struct {
 	Latest   string `json:"latest"`   // id of its newest run
 }
 
-// handleClass is the class view: every owner with runs, newest activity
-// first (from the newest 10,000 runs).
-func (s *Server) handleClass(w http.ResponseWriter, r *http.Request) {
-	if err := needInstructor(r); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
+// classJSON is the class view (GET /api/class, and the /class page).
+type classJSON struct {
+	Owners   []ownerJSON `json:"owners"`
+	Running  int         `json:"running"`
+	Queued   int         `json:"queued"`
+	Limits   ClassLimits `json:"limits"`
+	Featured []string    `json:"featured"`
+}
+
+// classView is every owner with runs, newest activity first (from the
+// newest 10,000 runs), the server's counts, the limits and the featured
+// scenarios.
+func (s *Server) classView(r *http.Request) (classJSON, error) {
 	list, err := s.db.ListRuns(r.Context(), store.RunFilter{Limit: 10_000})
 	if err != nil {
-		s.writeError(w, r, err)
-		return
+		return classJSON{}, err
 	}
 	by := map[string]*ownerJSON{}
 	var order []string
@@ -77,11 +82,23 @@ func (s *Server) handleClass(w http.ResponseWriter, r *http.Request) {
 	running, queued := s.mgr.Counts()
 	featured, err := s.featured(r)
 	if err != nil {
+		return classJSON{}, err
+	}
+	return classJSON{Owners: out, Running: running, Queued: queued, Limits: s.limits.get(), Featured: featured}, nil
+}
+
+// handleClass is the class view.
+func (s *Server) handleClass(w http.ResponseWriter, r *http.Request) {
+	if err := needInstructor(r); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"owners": out, "running": running, "queued": queued,
-		"limits": s.limits.get(), "featured": featured})
+	c, err := s.classView(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, c)
 }
 
 // handleClassLimits changes the per-owner limits for everyone, now and

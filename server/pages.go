@@ -36,6 +36,7 @@ func (s *Server) pageRoutes(r chi.Router) {
 	r.Get("/s/{id}", s.handleLab)
 	r.Get("/r/{id}", s.handleRunPage)
 	r.Get("/compare", s.handleComparePage)
+	r.Get("/class", s.handleClassPage)
 	r.Get("/reproductions", s.handleReproductionsPage)
 	r.Get("/stability", s.handleStabilityPage)
 	r.Get("/train", s.handleTrainPage)
@@ -57,7 +58,8 @@ func (s *Server) pageRoutes(r chi.Router) {
 // render writes a page; a failure after the header is only logged.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, c templ.Component) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := c.Render(r.Context(), w); err != nil {
+	ctx := web.WithViewer(r.Context(), web.Viewer{Instructor: who(r).instructor})
+	if err := c.Render(ctx, w); err != nil {
 		s.log.Warn("rendering a page", "path", r.URL.Path, "err", err)
 	}
 }
@@ -172,26 +174,50 @@ func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var h web.Home
+	cardOf := func(id string) (web.Card, error) {
+		if c, ok := s.cards.get(id); ok {
+			return c, nil
+		}
+		// the list leaves the documents out: read the one to build
+		full, err := s.db.GetScenario(r.Context(), id)
+		if err != nil {
+			return web.Card{}, err
+		}
+		return s.card(full), nil
+	}
 	for i := range list {
 		sc := &list[i]
 		if !sc.Builtin && len(h.Stored) >= 12 {
 			continue
 		}
-		c, ok := s.cards.get(sc.ID)
-		if !ok {
-			// the list leaves the documents out: read the one to build
-			full, err := s.db.GetScenario(r.Context(), sc.ID)
-			if err != nil {
-				s.pageError(w, r, err)
-				return
-			}
-			c = s.card(full)
+		c, err := cardOf(sc.ID)
+		if err != nil {
+			s.pageError(w, r, err)
+			return
 		}
 		if sc.Builtin {
 			h.Library = append(h.Library, c)
 		} else {
 			h.Stored = append(h.Stored, c)
 		}
+	}
+	// the instructor's featured scenarios come first (a deleted one is
+	// left out)
+	featured, err := s.featured(r)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	for _, id := range featured {
+		c, err := cardOf(id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			s.pageError(w, r, err)
+			return
+		}
+		h.Featured = append(h.Featured, c)
 	}
 	runs, err := s.db.ListRuns(r.Context(), store.RunFilter{Limit: 20})
 	if err != nil {
@@ -233,7 +259,15 @@ func webAlgo(a *cc.Algorithm) web.Algo {
 }
 
 func (s *Server) handleLab(w http.ResponseWriter, r *http.Request) {
-	l := web.Lab{Algorithms: algos(), CDFs: scenarios.CDFNames(), RunID: r.URL.Query().Get("run")}
+	l := web.Lab{Algorithms: algos(), CDFs: scenarios.CDFNames(), RunID: r.URL.Query().Get("run"), Instructor: who(r).instructor}
+	if l.Instructor {
+		featured, err := s.featured(r)
+		if err != nil {
+			s.pageError(w, r, err)
+			return
+		}
+		l.Featured = featured
+	}
 	doc := []byte(newScenario)
 	if from := r.URL.Query().Get("from"); from != "" {
 		// a run's own scenario (overrides and live changes included),
@@ -340,7 +374,7 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v := s.runView(r, run)
 	p := web.RunPage{Run: runRow(run), Error: run.Error, Seed: strconv.FormatUint(run.Seed, 10),
-		Terminal: store.Terminal(run.Status), CodeVersion: run.CodeVersion}
+		Terminal: store.Terminal(run.Status), CodeVersion: run.CodeVersion, Mine: v.Mine, Speed: fmt.Sprint(v.Speed)}
 	p.Run.Status = v.Status
 	var params map[string]float64
 	if json.Unmarshal(run.Params, &params) == nil {
@@ -464,4 +498,50 @@ func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 		c.Recent = append(c.Recent, runRow(&recent[i]))
 	}
 	s.render(w, r, web.ComparePageView(c))
+}
+
+// limitFields are the class limits as the instructor's form shows them.
+func limitFields(l ClassLimits) []web.LimitField {
+	num := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	return []web.LimitField{
+		{Name: "clientRuns", Label: "Runs at once", Value: strconv.Itoa(l.ClientRuns),
+			Help: "Runs one student may have queued, running or paused."},
+		{Name: "runsPerMinute", Label: "Runs started per minute", Value: num(l.RunsPerMinute),
+			Help: "How fast one student may start runs, on average."},
+		{Name: "runsBurst", Label: "Burst of runs", Value: strconv.Itoa(l.RunsBurst),
+			Help: "How many runs one student may start at once before the per-minute rate applies."},
+		{Name: "workPerHour", Label: "Work per hour (data packets)", Value: num(l.WorkPerHour),
+			Help: "Data packets one student may simulate per hour, as a run's cost estimate counts them."},
+		{Name: "viewersPerOwner", Label: "Live views open", Value: strconv.Itoa(l.ViewersPerOwner),
+			Help: "Live run streams one student may have open (one per lab or run page following a run)."},
+		{Name: "tokensPerHour", Label: "New browsers per address per hour", Value: strconv.Itoa(l.TokensPerHour),
+			Help: "Owner tokens one IP address may be given per hour (a classroom behind one address needs one per student)."},
+	}
+}
+
+// handleClassPage is the instructor's class view (the data of GET
+// /api/class); anyone else is told how to sign in.
+func (s *Server) handleClassPage(w http.ResponseWriter, r *http.Request) {
+	if !who(r).instructor {
+		s.render(w, r, web.ClassView(web.ClassPage{}))
+		return
+	}
+	c, err := s.classView(r)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	p := web.ClassPage{Instructor: true, Running: c.Running, Queued: c.Queued, Limits: limitFields(c.Limits)}
+	for _, o := range c.Owners {
+		p.Owners = append(p.Owners, web.ClassOwner{Owner: o.Owner, Runs: o.Runs, Active: o.Active,
+			Finished: o.Finished, Failed: o.Failed, Latest: o.Latest})
+	}
+	for _, id := range c.Featured {
+		f := web.Featured{ID: id}
+		if sc, err := s.db.GetScenario(r.Context(), id); err == nil {
+			f.Name = sc.Name
+		}
+		p.Featured = append(p.Featured, f)
+	}
+	s.render(w, r, web.ClassView(p))
 }

@@ -84,3 +84,66 @@ func TestPages(t *testing.T) {
 		t.Fatalf("content type %q", ct)
 	}
 }
+
+// TestClassPages: the class page, the Class link, the featured group of
+// the home page, the lab's feature toggle and the run page's controls, as
+// a student, another student and the instructor see them.
+func TestClassPages(t *testing.T) {
+	const instructor = "teach-class"
+	s := newTestServer(t, Config{InstructorToken: instructor})
+	bearer := []string{"Authorization", "Bearer " + instructor}
+	// two students with tokens of their own (a page request without one
+	// would be given a new one)
+	var alice, bob struct{ Token string }
+	s.must(201, "POST", "/api/token", nil, &alice)
+	s.must(201, "POST", "/api/token", nil, &bob)
+	var run struct{ ID string }
+	s.must(201, "POST", "/api/runs", map[string]any{"scenarioId": "incast-8to1"}, &run, "X-Cclab-Token", alice.Token)
+	id := run.ID
+	s.waitStatus(id, 30*time.Second, "done")
+	check := func(name, path string, want, not []string, header ...string) {
+		t.Helper()
+		code, data := s.do("GET", path, nil, header...)
+		if code != 200 {
+			t.Fatalf("%s: GET %s: %d %.300s", name, path, code, data)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(data), w) {
+				t.Errorf("%s: no %q", name, w)
+			}
+		}
+		for _, n := range not {
+			if strings.Contains(string(data), n) {
+				t.Errorf("%s: %q shown", name, n)
+			}
+		}
+	}
+	check("class, signed out", "/class", []string{`id="class-signin"`, "/instructor?token="},
+		[]string{`id="class-owners"`, `id="limits-form"`, "ip:127.0.0.1", `href="/class"`})
+	check("class, instructor", "/class", []string{`id="class-owners"`, `data-owner="t:`, `href="/r/` + id + `"`,
+		`id="limits-form"`, `data-limit="runsBurst"`, `href="/class" aria-current="page"`, "/static/js/class.js"}, nil, bearer...)
+	// the run's owner has its controls; another student only the note
+	check("run page, owner", "/r/"+id, []string{`id="run-controls"`, `id="pin-btn"`, `id="delete-btn"`, `"mine":true`},
+		[]string{`id="foreign-note"`}, "X-Cclab-Token", alice.Token)
+	check("run page, someone else", "/r/"+id, []string{`id="foreign-note"`, "belongs to someone else", `"mine":false`},
+		[]string{`id="run-controls"`, `id="delete-btn"`}, "X-Cclab-Token", bob.Token)
+	check("run page, instructor", "/r/"+id, []string{`id="run-controls"`}, []string{`id="foreign-note"`}, append([]string{"X-Cclab-Token", bob.Token}, bearer...)...)
+	// featuring
+	check("lab, student", "/s/incast-8to1", nil, []string{`id="feature-btn"`})
+	check("lab, instructor", "/s/incast-8to1", []string{`id="feature-btn" aria-pressed="false"`}, nil, bearer...)
+	check("home, nothing featured", "/", nil, []string{`id="featured"`})
+	s.must(200, "POST", "/api/scenarios/fairness-2flows-hpcc/feature", nil, nil, bearer...)
+	s.must(200, "POST", "/api/scenarios/incast-8to1/feature", nil, nil, bearer...)
+	_, home := s.do("GET", "/", nil)
+	h := string(home)
+	f, lib := strings.Index(h, `id="featured"`), strings.Index(h, `id="library"`)
+	if f < 0 || lib < f || !strings.Contains(h, "This class's exercises") {
+		t.Fatalf("the home page's featured group at %d, the library at %d", f, lib)
+	}
+	group := h[f:lib]
+	if a, b := strings.Index(group, `incast-8to1`), strings.Index(group, "fairness-2flows-hpcc"); a < 0 || b < 0 || b > a {
+		t.Errorf("the featured group is not in the instructor's order (%d, %d)", b, a)
+	}
+	check("lab, instructor, featured", "/s/incast-8to1", []string{`id="feature-btn" aria-pressed="true"`}, nil, bearer...)
+	check("class, featured", "/class", []string{`data-unfeature=`, "incast-8to1"}, nil, bearer...)
+}

@@ -200,7 +200,7 @@ type Server struct {
 	viewers  atomic.Int64 // WebSocket viewers connected
 	cards    cardCache    // scenario cards of the home page
 	train    *training.Manager
-	policies sync.Map // stored policy id → cc.Policy, loaded once
+	policies sync.Map   // stored policy id → cc.Policy, loaded once
 	tok      *tokens    // owner tokens and the instructor's credentials
 	limits   *limiters  // per-owner limits
 	classMu  sync.Mutex // serialises changes of the class settings

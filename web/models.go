@@ -19,9 +19,10 @@ type RunRow struct {
 
 // Home is the home page.
 type Home struct {
-	Library []Card
-	Stored  []Card
-	Runs    []RunRow
+	Featured []Card // the class's exercises, in the instructor's order
+	Library  []Card
+	Stored   []Card
+	Runs     []RunRow
 }
 
 // Param is one algorithm parameter of the registry.
@@ -58,6 +59,10 @@ type Lab struct {
 	CDFs         []string
 	Topo         Topo
 	RunID        string // a run to attach to (?run=)
+	// Instructor: the viewer may feature scenarios for the class
+	// (Featured: the featured ids).
+	Instructor bool
+	Featured   []string
 }
 
 // Row is one line of a summary table.
@@ -84,6 +89,10 @@ type RunPage struct {
 	Topo        Topo
 	Terminal    bool
 	CodeVersion string
+	// Mine: the viewer may change the run (its owner, or an instructor);
+	// Speed is its pace ("max" or µs of simulated time per wall second).
+	Mine  bool
+	Speed string
 }
 
 // CompareCell is one value of the comparison table.
@@ -109,4 +118,31 @@ type ComparePage struct {
 	// value of each row (SameScenario).
 	ScenarioID   string
 	SameScenario bool
+}
+
+// ClassOwner is one owner of runs in the class view.
+type ClassOwner struct {
+	Owner                          string
+	Runs, Active, Finished, Failed int
+	Latest                         string // the id of its newest run
+}
+
+// LimitField is one class limit in the instructor's form.
+type LimitField struct {
+	Name, Label, Help, Value string
+}
+
+// Featured is one featured scenario (Name "" when it no longer exists).
+type Featured struct {
+	ID, Name string
+}
+
+// ClassPage is the instructor's class view; for anyone else only how to
+// sign in (Instructor false, nothing else set).
+type ClassPage struct {
+	Instructor      bool
+	Owners          []ClassOwner
+	Running, Queued int
+	Limits          []LimitField
+	Featured        []Featured
 }

@@ -18,6 +18,7 @@ let lastValid = null; // the last validation answer
 let hosts = [];
 let running = null; // the run id while one is live
 let paused = false;
+let foreign = false; // the followed run is someone else's: watch only
 const view = new RunView();
 
 const form = $("#editor");
@@ -319,7 +320,35 @@ async function save() {
   $("#copy-link").dataset.link = location.origin + "/s/" + r.id;
   $("#lab-title").textContent = doc.name || "Scenario";
   base = doc;
+  showFeature();
   return r.id;
+}
+
+// ---- an instructor features the stored scenario for the class ----
+const featured = new Set(data.featured || []);
+function showFeature() {
+  const b = $("#feature-btn");
+  if (!b) return;
+  b.hidden = !scenarioId;
+  b.setAttribute("aria-pressed", featured.has(scenarioId) ? "true" : "false");
+}
+
+async function toggleFeature() {
+  const b = $("#feature-btn");
+  const out = $("#feature-status");
+  const on = b.getAttribute("aria-pressed") !== "true";
+  b.disabled = true;
+  try {
+    const r = await api(on ? "POST" : "DELETE", "/api/scenarios/" + encodeURIComponent(scenarioId) + "/feature");
+    featured.clear();
+    for (const id of r.featured || []) featured.add(id);
+    showFeature();
+    out.textContent = featured.has(scenarioId) ? "Featured: listed first on everyone's home page." : "No longer featured.";
+  } catch (e) {
+    out.textContent = e.message;
+  } finally {
+    b.disabled = false;
+  }
 }
 
 // ---- running ----
@@ -331,13 +360,20 @@ function setRunning(on) {
   $("#f-cc-algorithm").disabled = on;
   for (const f of $$("#params .field")) {
     const input = $("[data-path]", f);
-    if (input) input.disabled = on && f.dataset.live !== "true";
+    if (input) input.disabled = on && (f.dataset.live !== "true" || foreign);
   }
   $("#json-apply").disabled = on;
   $("#run-btn").disabled = on;
-  $("#pause-btn").disabled = !on;
-  $("#stop-btn").disabled = !on;
+  $("#pause-btn").disabled = !on || foreign;
+  $("#stop-btn").disabled = !on || foreign;
+  $("#speed").disabled = on && foreign;
   if (!on) { paused = false; $("#pause-btn").textContent = "Pause"; }
+}
+
+function setForeign(on) {
+  foreign = on;
+  $("#foreign-note").hidden = !on;
+  setRunning(running !== null);
 }
 
 function speedValue() {
@@ -359,7 +395,7 @@ function onProgress(p) {
   // paused it, or changed its speed)
   paused = p.status === "paused";
   $("#pause-btn").textContent = paused ? "Resume" : "Pause";
-  $("#pause-btn").disabled = p.status === "queued";
+  $("#pause-btn").disabled = p.status === "queued" || foreign;
   const sp = $("#speed");
   const want = p.speed === "max" || p.speed === undefined ? "max" : String(p.speed);
   if (document.activeElement !== sp && sp.value !== want) writeInput(sp, want);
@@ -379,6 +415,9 @@ function follow(runId) {
   link.textContent = "run " + runId;
   link.hidden = false;
   view.attach(runId, {
+    // only its owner (or an instructor) may change a run: anyone else
+    // watches it without controls that would only be refused
+    hello: (m) => setForeign(!(m.run && m.run.mine)),
     progress: onProgress,
     done: (m) => {
       setStatus(m.status);
@@ -410,6 +449,7 @@ function follow(runId) {
 // the parameter form shows the scenario's own values again.
 function ended() {
   running = null;
+  setForeign(false);
   setRunning(false);
   fillParams((base && base.cc) || {});
   const url = new URL(location.href);
@@ -429,6 +469,7 @@ async function run() {
     }
     const r = await api("POST", "/api/runs", { scenarioId: id, speed: speedValue() });
     view.reset();
+    foreign = false;
     setStatus("queued");
     $("#progress").value = 0;
     follow(r.id);
@@ -531,6 +572,7 @@ $("#json-apply").addEventListener("click", () => {
   fillForm(base).then(validate);
 });
 $("#run-btn").addEventListener("click", run);
+if ($("#feature-btn")) $("#feature-btn").addEventListener("click", toggleFeature);
 $("#pause-btn").addEventListener("click", () => control(paused ? "resume" : "pause"));
 $("#stop-btn").addEventListener("click", () => control("cancel"));
 $("#speed").addEventListener("change", () => {

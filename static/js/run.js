@@ -1,5 +1,6 @@
 // run.js: the run page: the run's charts (stored, or live if it is still
-// going), its FCT-by-size and queue-CDF charts.
+// going), its FCT-by-size and queue-CDF charts, and, for whoever may change
+// the run (its owner, or an instructor), its controls.
 import { api } from "./common.js";
 import { cdfChart, sizeChart } from "./charts/index.js";
 import { RunView } from "./runview.js";
@@ -24,13 +25,101 @@ function drawSummary(summary) {
   }
 }
 
+const $ = (id) => document.getElementById(id);
+
+// foreign replaces the controls by the note when the run turns out not to
+// be the viewer's (the page was rendered for them, but the API says
+// otherwise: a cookie cleared in another tab)
+function foreign() {
+  const box = $("run-controls");
+  if (!box) return;
+  const p = document.createElement("p");
+  p.className = "notice";
+  p.id = "foreign-note";
+  p.textContent = "This run belongs to someone else: you can watch and compare it.";
+  box.replaceWith(p);
+}
+
+// bindControls wires the owner's (or an instructor's) buttons; each one
+// acts through the API and reports a refusal next to them.
+function bindControls() {
+  const box = $("run-controls");
+  if (!box) return;
+  const out = $("control-status");
+  const act = async (fn) => {
+    out.textContent = "";
+    try {
+      return await fn();
+    } catch (e) {
+      if (e.status === 403) foreign();
+      else out.textContent = e.message;
+      return null;
+    }
+  };
+  const pause = $("pause-btn");
+  if (pause) {
+    pause.addEventListener("click", () => act(async () => {
+      const what = pause.textContent.trim() === "Resume" ? "resume" : "pause";
+      const r = await api("POST", "/api/runs/" + data.id + "/" + what);
+      showStatus(r.status);
+    }));
+  }
+  const stop = $("stop-btn");
+  if (stop) {
+    stop.addEventListener("click", () => act(async () => {
+      stop.disabled = true;
+      const r = await api("POST", "/api/runs/" + data.id + "/cancel");
+      showStatus(r.status);
+      location.reload(); // the ended run's page: its downloads
+    }).finally(() => { stop.disabled = false; }));
+  }
+  const speed = $("speed");
+  if (speed) {
+    speed.addEventListener("change", () => act(() =>
+      api("POST", "/api/runs/" + data.id + "/speed", { speed: speed.value === "max" ? "max" : Number(speed.value) })));
+  }
+  const pin = $("pin-btn");
+  pin.addEventListener("click", () => act(async () => {
+    const on = pin.getAttribute("aria-pressed") !== "true";
+    const r = await api("POST", "/api/runs/" + data.id + (on ? "/pin" : "/unpin"));
+    pin.setAttribute("aria-pressed", r.pinned ? "true" : "false");
+  }));
+  const del = $("delete-btn");
+  if (del) {
+    // a second click confirms (no modal dialog)
+    del.addEventListener("click", () => act(async () => {
+      if (!del.dataset.confirm) {
+        del.dataset.confirm = "1";
+        del.textContent = "Really delete? Click again";
+        return;
+      }
+      await api("DELETE", "/api/runs/" + data.id);
+      location.href = "/";
+    }));
+  }
+}
+
+function showStatus(st) {
+  const status = $("status");
+  if (status.textContent !== st) {
+    status.textContent = st;
+    status.className = "badge " + st;
+  }
+  const pause = $("pause-btn");
+  if (pause) {
+    pause.textContent = st === "paused" ? "Resume" : "Pause";
+    pause.disabled = st === "queued";
+  }
+}
+
 async function main() {
+  bindControls();
   const run = await api("GET", "/api/runs/" + data.id);
+  if (!run.mine) foreign();
   try {
     const v = await api("POST", "/api/scenarios/validate", run.scenario);
     view.setFlows(v.flows);
   } catch (e) { /* the flows are only for highlighting */ }
-  const status = document.getElementById("status");
   if (data.terminal) {
     await view.loadStored(data.id, run.changes);
     drawSummary(run.summary);
@@ -39,7 +128,14 @@ async function main() {
     return;
   }
   view.attach(data.id, {
-    progress: (p) => { status.textContent = p.status; status.className = "badge " + p.status; },
+    hello: (m) => { if (m.run && !m.run.mine) foreign(); },
+    progress: (p) => {
+      showStatus(p.status);
+      // the run's own pace (another tab may have changed it)
+      const sp = $("speed");
+      const want = p.speed === "max" || p.speed === undefined ? "max" : String(p.speed);
+      if (sp && document.activeElement !== sp && sp.value !== want && [...sp.options].some((o) => o.value === want)) sp.value = want;
+    },
     done: () => { location.reload(); },
   });
 }
