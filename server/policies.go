@@ -84,6 +84,7 @@ func checkPolicyFile(data []byte, algo string) (*fdcc.Policy, map[string]string,
 // policyJSON is a stored policy as the API lists it.
 type policyJSON struct {
 	ID        string            `json:"id"`
+	Mine      bool              `json:"mine"` // the requester may delete it (its owner, or an instructor; never the shipped one)
 	Name      string            `json:"name"`
 	Algorithm string            `json:"algorithm"`
 	CreatedAt *time.Time        `json:"createdAt"` // null for the shipped one
@@ -133,7 +134,9 @@ func (s *Server) handleListPolicies(w http.ResponseWriter, r *http.Request) {
 		out = append(out, policyView(sp, true)) // listed once the lab ships one
 	}
 	for i := range list {
-		out = append(out, policyView(&list[i], false))
+		v := policyView(&list[i], false)
+		v.Mine = s.mayChangePolicy(r, v.ID) == nil
+		out = append(out, v)
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -159,7 +162,9 @@ func (s *Server) handleGetPolicy(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, policyView(p, p.ID == defaultPolicyID))
+	v := policyView(p, p.ID == defaultPolicyID)
+	v.Mine = !v.Builtin && s.mayChangePolicy(r, p.ID) == nil
+	writeJSON(w, http.StatusOK, v)
 }
 
 func (s *Server) handlePolicyFile(w http.ResponseWriter, r *http.Request) {
@@ -250,7 +255,9 @@ func (s *Server) handleUploadPolicy(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, policyView(p, false))
+	v := policyView(p, false)
+	v.Mine = true
+	writeJSON(w, http.StatusCreated, v)
 }
 
 func (s *Server) handleDeletePolicy(w http.ResponseWriter, r *http.Request) {

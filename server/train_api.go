@@ -148,6 +148,7 @@ func parseStages(raw json.RawMessage) ([]int, error) {
 // trainJSON is a training job as the API answers it.
 type trainJSON struct {
 	ID          string            `json:"id"`
+	Mine        bool              `json:"mine"` // the requester may cancel and resume it (its owner, or an instructor)
 	Name        string            `json:"name"`
 	Algo        string            `json:"algo"`
 	Status      string            `json:"status"`
@@ -297,7 +298,14 @@ func (s *Server) handleCreateTraining(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, trainView(j))
+	writeJSON(w, http.StatusCreated, s.trainViewFor(r, j))
+}
+
+// trainViewFor is a job's API form for the requester (mine).
+func (s *Server) trainViewFor(r *http.Request, j training.Job) trainJSON {
+	v := trainView(j)
+	v.Mine = s.mayChangeJob(r, j.ID) == nil
+	return v
 }
 
 // mayChangeJob lets the owner of a training job, or an instructor, stop or
@@ -345,7 +353,7 @@ func (s *Server) handleListTraining(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]trainJSON, 0, len(list))
 	for _, j := range list {
-		out = append(out, trainView(j))
+		out = append(out, s.trainViewFor(r, j))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -356,7 +364,7 @@ func (s *Server) handleGetTraining(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, trainError(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, trainView(j))
+	writeJSON(w, http.StatusOK, s.trainViewFor(r, j))
 }
 
 func (s *Server) handleCancelTraining(w http.ResponseWriter, r *http.Request) {
@@ -369,7 +377,7 @@ func (s *Server) handleCancelTraining(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, trainError(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, trainView(j))
+	writeJSON(w, http.StatusOK, s.trainViewFor(r, j))
 }
 
 func (s *Server) handleResumeTraining(w http.ResponseWriter, r *http.Request) {
@@ -382,7 +390,7 @@ func (s *Server) handleResumeTraining(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, trainError(err))
 		return
 	}
-	writeJSON(w, http.StatusOK, trainView(j))
+	writeJSON(w, http.StatusOK, s.trainViewFor(r, j))
 }
 
 func (s *Server) handleTrainingCurve(w http.ResponseWriter, r *http.Request) {

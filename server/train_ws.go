@@ -72,12 +72,12 @@ func (s *Server) handleTrainWS(w http.ResponseWriter, r *http.Request) {
 	s.viewers.Add(1)
 	defer s.viewers.Add(-1)
 	defer conn.Close()
-	s.streamTraining(conn, id, j, changed)
+	s.streamTraining(r, conn, id, j, changed)
 }
 
 // streamTraining is the one writer of conn; a reader goroutine answers
 // pings and notices the viewer leaving.
-func (s *Server) streamTraining(conn *websocket.Conn, id string, j training.Job, changed <-chan struct{}) {
+func (s *Server) streamTraining(r *http.Request, conn *websocket.Conn, id string, j training.Job, changed <-chan struct{}) {
 	log := s.log.With("train", id, "viewer", conn.RemoteAddr().String())
 	pongWait := 3 * s.cfg.PingEvery
 	closed := make(chan struct{})
@@ -101,7 +101,7 @@ func (s *Server) streamTraining(conn *websocket.Conn, id string, j training.Job,
 		}
 		return true
 	}
-	hello := trainView(j)
+	hello := s.trainViewFor(r, j)
 	hello.Curve = nil
 	if !write(map[string]any{"type": "hello", "job": hello}) {
 		return

@@ -155,8 +155,11 @@ function draw(job) {
   st.textContent = statusText(job);
   st.dataset.status = job.status;
   $("train-progress").value = job.episodes ? job.episode / job.episodes : 0;
+  // only the job's owner (or an instructor) may stop or resume it (the
+  // stream's hello says so in job.mine)
+  $("train-cancel").hidden = !job.mine;
   $("train-cancel").disabled = !live(job.status);
-  $("train-resume").hidden = !job.resumable;
+  $("train-resume").hidden = !job.resumable || !job.mine;
   $("train-curve-csv").href = job.links.curve;
   // the job's row in the list follows it
   const row = document.querySelector('#train-jobs tr[data-id="' + CSS.escape(job.id) + '"]');
@@ -258,7 +261,7 @@ async function refreshPolicies() {
     const a = Object.assign(document.createElement("a"), { href: p.links.file, textContent: "Download", className: "btn small" });
     a.setAttribute("download", p.name + ".safetensors");
     actions.append(a);
-    if (!p.builtin) {
+    if (!p.builtin && p.mine) {
       const del = Object.assign(document.createElement("button"), { type: "button", className: "btn small danger", textContent: "Delete" });
       del.addEventListener("click", async () => {
         if (!window.confirm("Delete the policy “" + p.name + "”? Runs that used it keep their results.")) return;
