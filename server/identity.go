@@ -393,43 +393,47 @@ func (l *limiters) issue(ip string) bool {
 	return bucket(l.issued, ip, rate.Limit(float64(n)/3600), n).Allow()
 }
 
-// admitRun takes one creation and the run's work from owner's buckets, or
-// says which limit refuses it and when to try again.
-func (l *limiters) admitRun(owner string, work float64) error {
+// admitCreate takes one run creation from owner's bucket, before the run
+// is compiled (so that a client hammering the route costs little), or says
+// when to try again. undo gives the token back (a run refused later).
+func (l *limiters) admitCreate(owner string) (undo func(), err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.lim.RunsPerMinute <= 0 {
+		return func() {}, nil
+	}
 	now := time.Now()
-	var c, k *rate.Reservation
-	if l.lim.RunsPerMinute > 0 {
-		c = bucket(l.create, owner, rate.Limit(l.lim.RunsPerMinute/60), max(l.lim.RunsBurst, 1)).ReserveN(now, 1)
-		if d := c.DelayFrom(now); d > 0 {
-			c.CancelAt(now)
-			return retryError(limitError(http.StatusTooManyRequests, "runs-per-minute", "",
-				"you have started runs faster than %g per minute, this server's limit (runs-per-minute); try again in %s",
-				l.lim.RunsPerMinute, roundUp(d)), d)
-		}
+	c := bucket(l.create, owner, rate.Limit(l.lim.RunsPerMinute/60), max(l.lim.RunsBurst, 1)).ReserveN(now, 1)
+	if d := c.DelayFrom(now); d > 0 {
+		c.CancelAt(now)
+		return nil, retryError(limitError(http.StatusTooManyRequests, "runs-per-minute", "",
+			"you have started runs faster than %g per minute, this server's limit (runs-per-minute); try again in %s",
+			l.lim.RunsPerMinute, roundUp(d)), d)
 	}
-	if l.lim.WorkPerHour > 0 {
-		if work > l.lim.WorkPerHour {
-			if c != nil {
-				c.CancelAt(now)
-			}
-			return limitError(http.StatusUnprocessableEntity, "work-per-hour", "",
-				"this run's %.3g data packets are more than one owner may simulate in an hour (work-per-hour: %.3g)", work, l.lim.WorkPerHour)
-		}
-		n := int(math.Ceil(work))
-		k = bucket(l.work, owner, rate.Limit(l.lim.WorkPerHour/3600), int(l.lim.WorkPerHour)).ReserveN(now, n)
-		if d := k.DelayFrom(now); d > 0 {
-			k.CancelAt(now)
-			if c != nil {
-				c.CancelAt(now)
-			}
-			return retryError(limitError(http.StatusTooManyRequests, "work-per-hour", "",
-				"this run's %.3g data packets would take you past %.3g simulated in the last hour, this server's limit (work-per-hour); try again in %s",
-				work, l.lim.WorkPerHour, roundUp(d)), d)
-		}
+	return func() { c.Cancel() }, nil
+}
+
+// admitWork takes a compiled run's work from owner's hourly budget, or
+// says which limit refuses it and when it would fit. undo gives it back.
+func (l *limiters) admitWork(owner string, work float64) (undo func(), err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lim.WorkPerHour <= 0 {
+		return func() {}, nil
 	}
-	return nil
+	if work > l.lim.WorkPerHour {
+		return nil, limitError(http.StatusUnprocessableEntity, "work-per-hour", "",
+			"this run's %.3g data packets are more than one owner may simulate in an hour (work-per-hour: %.3g)", work, l.lim.WorkPerHour)
+	}
+	now := time.Now()
+	k := bucket(l.work, owner, rate.Limit(l.lim.WorkPerHour/3600), int(l.lim.WorkPerHour)).ReserveN(now, int(math.Ceil(work)))
+	if d := k.DelayFrom(now); d > 0 {
+		k.CancelAt(now)
+		return nil, retryError(limitError(http.StatusTooManyRequests, "work-per-hour", "",
+			"this run's %.3g data packets would take you past %.3g simulated in the last hour, this server's limit (work-per-hour); try again in %s",
+			work, l.lim.WorkPerHour, roundUp(d)), d)
+	}
+	return func() { k.Cancel() }, nil
 }
 
 // openViewer counts one more stream of owner's, or refuses it.

@@ -57,20 +57,41 @@ func (s *Server) handleCreateRun(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	id := who(r)
+	// the cheap limits first, so that a client hammering the route is
+	// refused before its scenario is compiled: its runs in the queue, then
+	// its creation rate (a compiled request is charged even when the
+	// scenario turns out invalid; the token goes back only when a limit
+	// refuses the run after that)
+	undoCreate, undoWork := func() {}, func() {}
+	if !id.instructor {
+		if err := s.mgr.Admissible(id.owner, false); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		var err error
+		if undoCreate, err = s.limits.admitCreate(id.owner); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
 	sub, err := s.prepareRun(r, &req)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	if who(r).instructor {
+	if id.instructor {
 		sub.Batch = true // an instructor's runs count against the queue only
-	} else if err := s.limits.admitRun(sub.Client, sub.Compiled.Cost.Packets); err != nil {
+	} else if undoWork, err = s.limits.admitWork(id.owner, sub.Compiled.Cost.Packets); err != nil {
+		undoCreate()
 		sub.Compiled.Release()
 		s.writeError(w, r, err)
 		return
 	}
 	run, err := s.mgr.Submit(r.Context(), sub)
 	if err != nil {
+		undoCreate()
+		undoWork()
 		s.writeError(w, r, err)
 		return
 	}

@@ -554,3 +554,12 @@ func (m *Manager) ClientCounts() map[string]int {
 	}
 	return out
 }
+
+// Admissible checks the shutdown, the client's limit and the queue's now,
+// without submitting: a caller checks it before compiling a run it might
+// not be able to queue (Submit checks again).
+func (m *Manager) Admissible(client string, batch bool) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.admitLocked(client, batch)
+}
