@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -360,5 +361,47 @@ func TestOwnershipTrainingAndPolicies(t *testing.T) {
 		if allowed && code != 204 || !allowed && code != 403 {
 			t.Errorf("%s deletes the owner's policy: %d %s", by.name, code, data)
 		}
+	}
+}
+
+// Over TLS the owner cookie takes the __Host- prefix and Secure; the
+// instructor's too.
+func TestOwnerCookieOverTLS(t *testing.T) {
+	s := newTestServer(t, Config{InstructorToken: "tls-teacher"})
+	ts := httptest.NewTLSServer(s.srv.Handler())
+	defer ts.Close()
+	client := ts.Client()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	for _, tc := range []struct{ path, cookie string }{
+		{"/", "__Host-" + ownerCookie},
+		{"/instructor?token=tls-teacher", "__Host-" + instructorCookie},
+	} {
+		resp, err := client.Get(ts.URL + tc.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		var c *http.Cookie
+		for _, x := range resp.Cookies() {
+			if x.Name == tc.cookie {
+				c = x
+			}
+		}
+		if c == nil || !c.Secure || !c.HttpOnly || c.Path != "/" || c.Domain != "" {
+			t.Errorf("GET %s over TLS: cookies %v, want %s with Secure, HttpOnly, Path=/ and no Domain", tc.path, resp.Header["Set-Cookie"], tc.cookie)
+		}
+	}
+	// and the prefixed cookie is read back
+	token, _ := s.srv.tok.mint()
+	req, _ := http.NewRequest("GET", ts.URL+"/api/whoami", nil)
+	req.AddCookie(&http.Cookie{Name: "__Host-" + ownerCookie, Value: token})
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var me struct{ Anonymous bool }
+	if json.NewDecoder(resp.Body).Decode(&me) != nil || me.Anonymous {
+		t.Error("the __Host- owner cookie was not read")
 	}
 }
