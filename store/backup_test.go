@@ -436,49 +436,7 @@ func writeOneRun(ctx context.Context, db *DB, scenarioID string, i int) error {
 // ones.
 func checkWhole(t *testing.T, cp *DB, k int) (int, map[string]bool) {
 	t.Helper()
-	ctx := context.Background()
-	if s, err := cp.IntegrityCheck(ctx); err != nil || s != "ok" {
-		t.Fatalf("copy %d: integrity_check %q, %v", k, s, err)
-	}
-	rows, err := cp.sql.Query(`SELECT r.id, r.status, r.progress_sim_ps, r.summary IS NOT NULL,
-			(SELECT coalesce(sum(n), 0) FROM chunks c WHERE c.run = r.rid AND c.level = 0),
-			(SELECT count(*) FROM flows f WHERE f.run = r.rid)
-		FROM runs r`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	runs, done := 0, map[string]bool{}
-	for rows.Next() {
-		var id, status string
-		var progress, points int64
-		var summary bool
-		var flows int
-		if err := rows.Scan(&id, &status, &progress, &summary, &points, &flows); err != nil {
-			t.Fatal(err)
-		}
-		runs++
-		if points != progress {
-			t.Errorf("copy %d: run %s (%s) has %d points stored, its progress says %d", k, id, status, points, progress)
-		}
-		switch status {
-		case StatusDone:
-			done[id] = true
-			if !summary || flows != len(testFlows) {
-				t.Errorf("copy %d: finished run %s has summary %v and %d flows", k, id, summary, flows)
-			}
-		case StatusRunning:
-			if summary || flows != 0 {
-				t.Errorf("copy %d: running run %s has summary %v and %d flows", k, id, summary, flows)
-			}
-		default:
-			t.Errorf("copy %d: run %s is %s", k, id, status)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return runs, done
+	return checkWholeRuns(t, cp, fmt.Sprintf("copy %d", k))
 }
 
 // TestRestoreFromBackup: the original goes away, the copy becomes the

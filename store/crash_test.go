@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 )
@@ -127,8 +128,23 @@ func checkCrashed(t *testing.T, path string, round int) {
 		t.Fatalf("round %d: %v", round, err)
 	}
 	defer db.Close()
-	if s, err := db.IntegrityCheck(ctx); err != nil || s != "ok" {
-		t.Fatalf("round %d: integrity check %q, %v", round, s, err)
+	runs, done := checkWholeRuns(t, db, fmt.Sprintf("round %d", round), StatusInterrupted)
+	ids, err := db.MarkInterrupted(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("round %d: %d runs, %d done, %d interrupted", round, runs, len(done), len(ids))
+}
+
+// checkWholeRuns checks a database holds whole transactions only: it
+// passes SQLite's integrity check, every run has the level-0 points its
+// progress counts, a finished run its summary and flows, a running one (or
+// one with a status in also) neither. It returns the number of runs and
+// the finished ones.
+func checkWholeRuns(t *testing.T, db *DB, label string, also ...string) (int, map[string]bool) {
+	t.Helper()
+	if s, err := db.IntegrityCheck(context.Background()); err != nil || s != "ok" {
+		t.Fatalf("%s: integrity check %q, %v", label, s, err)
 	}
 	rows, err := db.sql.Query(`SELECT r.id, r.status, r.progress_sim_ps, r.summary IS NOT NULL,
 			(SELECT coalesce(sum(n), 0) FROM chunks c WHERE c.run = r.rid AND c.level = 0),
@@ -138,7 +154,7 @@ func checkCrashed(t *testing.T, path string, round int) {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	runs, done := 0, 0
+	runs, done := 0, map[string]bool{}
 	for rows.Next() {
 		var id, status string
 		var progress, points int64
@@ -149,28 +165,24 @@ func checkCrashed(t *testing.T, path string, round int) {
 		}
 		runs++
 		if points != progress {
-			t.Errorf("round %d: run %s (%s) has %d points stored, its progress says %d", round, id, status, points, progress)
+			t.Errorf("%s: run %s (%s) has %d points stored, its progress says %d", label, id, status, points, progress)
 		}
-		switch status {
-		case StatusDone:
-			done++
+		switch {
+		case status == StatusDone:
+			done[id] = true
 			if !summary || flows != len(testFlows) {
-				t.Errorf("round %d: finished run %s has summary %v and %d flows", round, id, summary, flows)
+				t.Errorf("%s: finished run %s has summary %v and %d flows", label, id, summary, flows)
 			}
-		case StatusRunning, StatusInterrupted:
+		case status == StatusRunning || slices.Contains(also, status):
 			if summary || flows != 0 {
-				t.Errorf("round %d: running run %s has summary %v and %d flows", round, id, summary, flows)
+				t.Errorf("%s: running run %s has summary %v and %d flows", label, id, summary, flows)
 			}
 		default:
-			t.Errorf("round %d: run %s is %s", round, id, status)
+			t.Errorf("%s: run %s is %s", label, id, status)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	ids, err := db.MarkInterrupted(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("round %d: %d runs, %d done, %d interrupted", round, runs, done, len(ids))
+	return runs, done
 }
