@@ -66,6 +66,13 @@ func BenchmarkFatTree16WebSearch(b *testing.B) {
 }
 func BenchmarkPermutationK8(b *testing.B) { benchRun(b, permutationK8(b)) }
 
+// BenchmarkFatTree1024Permutation is issue 19's scale case: the library's
+// 1024-host k = 16 fat-tree, every host sending 2 MB to another at t = 0
+// under HPCC, 4000 B packets.
+func BenchmarkFatTree1024Permutation(b *testing.B) {
+	benchRun(b, libraryConfig(b, "fattree1024-permutation-hpcc", ""))
+}
+
 // bytes counts the payload bytes of a config's flows.
 func bytes(cfg sim.Config) int64 {
 	var n int64
