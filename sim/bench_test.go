@@ -66,6 +66,12 @@ func BenchmarkFatTree16WebSearch(b *testing.B) {
 }
 func BenchmarkPermutationK8(b *testing.B) { benchRun(b, permutationK8(b)) }
 
+// BenchmarkFatTree320WebSearch is HPCC's 320-host fat-tree with WebSearch
+// at 30% load for 2 ms under HPCC (the library's RCC scenario, --algo hpcc).
+func BenchmarkFatTree320WebSearch(b *testing.B) {
+	benchRun(b, libraryConfig(b, "rcc-fattree320-websearch", "hpcc"))
+}
+
 // BenchmarkFatTree1024Permutation is issue 19's scale case: the library's
 // 1024-host k = 16 fat-tree, every host sending 2 MB to another at t = 0
 // under HPCC, 4000 B packets.

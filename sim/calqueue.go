@@ -13,6 +13,17 @@ import "math/bits"
 // Order is exactly the heap's: by time, then by insertion sequence. Each
 // bucket is kept sorted by (at, key); since events are mostly scheduled in
 // increasing order, inserting is almost always an append.
+//
+// The wheel follows the event density (after Brown's calendar queue
+// resizing): when inserting has had to move more than 4 events per insert
+// on average over the last 4096 (a bucket holds too many events that come
+// out of order: a 1024-host fabric keeps thousands of events within two
+// link delays, which piles hundreds into each bucket), it doubles its
+// buckets and halves their width, keeping its span; with fewer than one
+// event per 16 buckets it halves them again. Resizing moves events between
+// buckets but never changes their order. (Growing on the number of events
+// per bucket alone costs the smaller fabrics more in scattered buckets than
+// it saves.)
 type calQueue struct {
 	shift   uint // bucket width is 1<<shift picoseconds
 	nb      int  // number of buckets, a power of two
@@ -22,9 +33,18 @@ type calQueue struct {
 	base    Time // start of the current bucket's time range
 	cur     int  // current bucket
 	n       int  // events in the wheel
+	canGrow bool // the wheel is not at its largest, its buckets not 1 ps wide
+	inserts int  // inserts since the last growth check
+	moved   int  // events moved by those inserts
+	shrink  int  // resize when n falls below it (1 per 16 buckets; -1 at the smallest)
 	far     eventQueue
 	seq     uint64
 }
+
+const (
+	minBuckets = 64
+	maxBuckets = 1 << 20
+)
 
 // init sizes the wheel: buckets of width ~ width and a span of at least
 // span (both rounded to powers of two).
@@ -37,6 +57,13 @@ func (q *calQueue) init(width, span Time) {
 	for Time(nb)<<q.shift < span && nb < 1<<16 {
 		nb *= 2
 	}
+	q.alloc(nb)
+	q.base, q.cur, q.n = 0, 0, 0
+	q.far = eventQueue{}
+}
+
+// alloc makes nb empty buckets and sets the resize thresholds.
+func (q *calQueue) alloc(nb int) {
 	q.nb = nb
 	// every bucket starts with room for a few events, carved from one array
 	const room = 8
@@ -47,8 +74,41 @@ func (q *calQueue) init(width, span Time) {
 	}
 	q.heads = make([]int32, nb)
 	q.bitmap = make([]uint64, nb/64)
-	q.base, q.cur, q.n = 0, 0, 0
-	q.far = eventQueue{}
+	q.canGrow = nb < maxBuckets && q.shift > 0
+	q.inserts, q.moved = 0, 0
+	q.shrink = nb / 16
+	if nb <= minBuckets {
+		q.shrink = -1
+	}
+}
+
+// resize rebuilds the wheel with twice (grow) or half the buckets, each
+// half or twice as wide, over the same span: every event goes back in its
+// new bucket, in order; one that the realigned span no longer covers waits
+// in the heap.
+func (q *calQueue) resize(grow bool) {
+	old, oldHeads := q.buckets, q.heads
+	nb := q.nb / 2
+	if grow {
+		nb = q.nb * 2
+		q.shift--
+	} else {
+		q.shift++
+	}
+	q.alloc(nb)
+	q.base = q.base >> q.shift << q.shift
+	q.cur = int(q.base>>q.shift) & (q.nb - 1)
+	q.n = 0
+	limit := q.base + q.span()
+	for i := range old {
+		for _, e := range old[i][oldHeads[i]:] {
+			if e.at >= limit {
+				q.far.pushEvent(e)
+				continue
+			}
+			q.place(e)
+		}
+	}
 }
 
 func (q *calQueue) len() int { return q.n + q.far.len() }
@@ -91,8 +151,20 @@ func (q *calQueue) rewind(at Time) {
 	}
 }
 
-// insert puts e, which lies inside the wheel's span, into its bucket.
+// insert puts e, which lies inside the wheel's span, into its bucket, and
+// resizes the wheel when it has become too crowded.
 func (q *calQueue) insert(e event) {
+	q.moved += q.place(e)
+	if q.inserts++; q.inserts == 4096 {
+		if q.moved > 4*4096 && q.canGrow {
+			q.resize(true)
+		}
+		q.inserts, q.moved = 0, 0
+	}
+}
+
+// place puts e into its bucket and returns how many events it moved.
+func (q *calQueue) place(e event) int {
 	i := int(e.at>>q.shift) & (q.nb - 1)
 	b := q.buckets[i]
 	j := len(b)
@@ -105,6 +177,7 @@ func (q *calQueue) insert(e event) {
 	q.buckets[i] = b
 	q.bitmap[i>>6] |= 1 << (i & 63)
 	q.n++
+	return len(b) - 1 - j
 }
 
 // pop removes and returns the earliest event; the queue must not be empty.
@@ -143,6 +216,9 @@ func (q *calQueue) take(i, h int) event {
 		q.buckets[i] = b[:0]
 		q.heads[i] = 0
 		q.bitmap[i>>6] &^= 1 << (i & 63)
+		if q.n < q.shrink {
+			q.resize(false)
+		}
 	} else {
 		q.heads[i] = int32(h + 1)
 	}

@@ -79,3 +79,56 @@ func TestCalQueueMatchesHeap(t *testing.T) {
 		})
 	}
 }
+
+// A wheel that grows and shrinks with the event density still returns the
+// heap's order: a burst of tens of thousands of events landing out of
+// order within two microseconds (so that inserting has to move many, and
+// the wheel doubles its buckets) and then a drain to a handful (so that it
+// halves them again).
+func TestCalQueueResizeKeepsOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	var cq calQueue
+	cq.init(65536, 2200*Nanosecond)
+	var hq eventQueue
+	var seq uint64
+	now := Time(0)
+	obj := int32(0)
+	most, grew, shrank := cq.nb, false, false
+	for step := 0; step < 400_000; step++ {
+		pushPct := 90 // the burst
+		if step >= 150_000 {
+			pushPct = 30 // the drain
+		}
+		if hq.len() == 0 || r.IntN(100) < pushPct {
+			at := now + Time(r.IntN(2_000_000))
+			obj++
+			cq.push(at, evKick, obj, 0)
+			seq++
+			hq.pushEvent(event{at: at, key: seq<<8 | uint64(evKick), obj: obj})
+		} else {
+			a, b := cq.pop(), hq.pop()
+			if a != b {
+				t.Fatalf("step %d (%d buckets): calendar gave %+v, heap %+v", step, cq.nb, a, b)
+			}
+			now = a.at
+		}
+		if cq.nb > most {
+			most, grew = cq.nb, true
+		}
+		if grew && cq.nb < most {
+			shrank = true
+		}
+	}
+	for hq.len() > 0 {
+		if a, b := cq.pop(), hq.pop(); a != b {
+			t.Fatalf("drain: calendar gave %+v, heap %+v", a, b)
+		}
+		if cq.nb < most {
+			shrank = true
+		}
+	}
+	if !grew || !shrank {
+		t.Fatalf("the wheel grew %v (to %d buckets) and shrank %v: the case does not exercise resizing", grew, most, shrank)
+	}
+	t.Logf("64 → %d buckets and back to %d", most, cq.nb)
+}
