@@ -31,7 +31,7 @@ func TestLibrary(t *testing.T) {
 		"dolce-fattree16-datamining30", "dolce-fattree16-datamining50",
 		"dolce-fattree8-cachefollower30", "dolce-fattree8-cachefollower50", "dolce-fattree8-datamining30", "dolce-fattree8-datamining50",
 		"dolce-incast-repeat", "dolceplus-dumbbell",
-		"dumbbell-4to1-none", "fairness-2flows-hpcc", "fattree16-websearch30", "fdcc-dumbbell-1024to1", "fdcc-dumbbell-16to1", "fdcc-dumbbell-256to1", "fdcc-dumbbell-4to1",
+		"dumbbell-4to1-none", "fairness-2flows-hpcc", "fattree1024-permutation-hpcc", "fattree16-websearch30", "fdcc-dumbbell-1024to1", "fdcc-dumbbell-16to1", "fdcc-dumbbell-256to1", "fdcc-dumbbell-4to1",
 		"fdcc-fattree-192to1", "fdcc-fattree-48to1", "fdcc-fattree-768to1", "fdcc-fattree-fbhadoop", "fdcc-fattree-websearch",
 		"fdcc-join4", "fdcc-longshort",
 		"incast-16to1-dcqcn", "incast-8to1",
