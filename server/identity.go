@@ -99,8 +99,8 @@ func (t *tokens) verify(token string) (string, bool) {
 	return id, hmac.Equal(got, t.mac("owner\x00" + id)[:16])
 }
 
-// isInstructor checks the instructor cookie, an Authorization: Bearer
-// header or an X-Cclab-Instructor header.
+// isInstructor checks the instructor cookie or an Authorization: Bearer
+// header.
 func (t *tokens) isInstructor(r *http.Request) bool {
 	if t.instructor == "" {
 		return false
@@ -110,10 +110,11 @@ func (t *tokens) isInstructor(r *http.Request) bool {
 			return true
 		}
 	}
-	given := strings.TrimSpace(r.Header.Get("X-Cclab-Instructor"))
-	if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer ") {
-		given = strings.TrimSpace(strings.TrimPrefix(a, "Bearer "))
+	a := r.Header.Get("Authorization")
+	if !strings.HasPrefix(a, "Bearer ") {
+		return false
 	}
+	given := strings.TrimSpace(strings.TrimPrefix(a, "Bearer "))
 	return given != "" && subtle.ConstantTimeCompare([]byte(given), []byte(t.instructor)) == 1
 }
 
