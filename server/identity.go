@@ -44,7 +44,7 @@ const (
 type identity struct {
 	owner      string // "t:" + an owner token's id, or "ip:" + the remote address
 	instructor bool
-	label      string // X-Cclab-Client: a label in logs, never a quota key
+	label      string // X-Cclab-Client: a label (whoami shows it), never a quota key
 }
 
 type identityKey struct{}
