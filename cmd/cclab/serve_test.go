@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -34,10 +35,29 @@ func TestMain(m *testing.M) {
 
 // serveProc is a `cclab serve` subprocess.
 type serveProc struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	url  string
-	logs *bytes.Buffer
+	t     *testing.T
+	cmd   *exec.Cmd
+	url   string
+	logs  *syncBuffer
+	lines chan string // stdout after the first line (the latest unread one)
+}
+
+// syncBuffer is the subprocess's stderr, safe to read while it writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // startServe runs `cclab serve` on a free loopback port with db.
@@ -46,7 +66,7 @@ func startServe(t *testing.T, db string, extra ...string) *serveProc {
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, extra...)
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "CCLAB_AS_MAIN=1")
-	logs := &bytes.Buffer{}
+	logs := &syncBuffer{}
 	cmd.Stderr = logs
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -63,6 +83,7 @@ func startServe(t *testing.T, db string, extra ...string) *serveProc {
 		}
 	})
 	lines := make(chan string, 1)
+	s.lines = lines
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
@@ -333,4 +354,44 @@ func deterministicRows(csv []byte) string {
 func head(b []byte) string {
 	lines := strings.SplitN(string(b), "\n", 6)
 	return fmt.Sprint(strings.Join(lines[:min(5, len(lines))], "\n"))
+}
+
+// Beyond loopback without --instructor-token, serve warns and makes a
+// token, which it prints with the sign-in link and which then works as the
+// instructor's; a given token is used as it is.
+func TestServeInstructorToken(t *testing.T) {
+	s := startServe(t, filepath.Join(t.TempDir(), "lab.db"), "--addr", "0.0.0.0:0")
+	var line string
+	select {
+	case line = <-s.lines:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no instructor line after the serving line")
+	}
+	m := regexp.MustCompile(`instructor: open (\S+)/instructor\?token=(\S+) once`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("second line %q, want the instructor's sign-in link", line)
+	}
+	if !strings.Contains(s.logs.String(), "reachable beyond this machine and no --instructor-token was given") {
+		t.Errorf("no warning on a non-loopback address; stderr:\n%s", s.logs)
+	}
+	req, _ := http.NewRequest("GET", s.url+"/api/class", nil)
+	req.Header.Set("Authorization", "Bearer "+m[2])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("GET /api/class with the printed token: %d", resp.StatusCode)
+	}
+
+	given := startServe(t, filepath.Join(t.TempDir(), "lab.db"), "--instructor-token", "my-class-token")
+	select {
+	case line = <-given.lines:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no instructor line")
+	}
+	if !strings.HasSuffix(strings.Fields(line)[2], "token=my-class-token") || strings.Contains(given.logs.String(), "warning:") {
+		t.Errorf("a given token on loopback: %q, stderr %q", line, given.logs)
+	}
 }
