@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -166,3 +167,84 @@ func BenchmarkFatTree16Algorithms(b *testing.B) {
 		b.Run(algo, func(b *testing.B) { benchRun(b, fatTree16(b, 8, algo)) })
 	}
 }
+
+// BenchmarkScaling is the engine's cost against the fabric's size at a
+// fixed load per host: k-ary fat-trees (k = 4, 8, 12, 16: 16, 128, 432 and
+// 1024 hosts, every link 100 Gbps and 1 µs), every host sending 2 MB to
+// another (a seeded permutation) at t = 0 under HPCC with 4000 B packets.
+// Its metrics make issue 19's table: hosts, events, events per data packet,
+// ns per event and the wall time (ns/op); the wall time's growth exponent
+// between two sizes is log(t2/t1) / log(h2/h1).
+func BenchmarkScaling(b *testing.B) {
+	for _, k := range []int{4, 8, 12, 16} {
+		b.Run(fmt.Sprintf("hosts=%d", k*k*k/4), func(b *testing.B) {
+			tp := fatTreeK(k, 100e9, sim.Microsecond)
+			cfg := algoConfig(b, tp, "hpcc", 100e9, nil)
+			cfg.Host.MTU = 4000
+			n := k * k * k / 4
+			r := rand.New(rand.NewPCG(19, uint64(k)))
+			perm := r.Perm(n)
+			for i := range perm { // a derangement: shift fixed points
+				if perm[i] == i {
+					j := (i + 1) % n
+					perm[i], perm[j] = perm[j], perm[i]
+				}
+			}
+			for i := 0; i < n; i++ {
+				cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), fmt.Sprintf("h%d", perm[i]), 2_000_000, 0))
+			}
+			var ev uint64
+			for i := 0; i < b.N; i++ {
+				s, err := sim.New(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Run(); err != nil {
+					b.Fatal(err)
+				}
+				ev = s.Events()
+			}
+			wall := b.Elapsed().Seconds() / float64(b.N)
+			b.ReportMetric(float64(n), "hosts")
+			b.ReportMetric(float64(ev), "events")
+			b.ReportMetric(float64(ev)/float64(dataPackets(cfg)), "events/pkt")
+			b.ReportMetric(wall*1e9/float64(ev), "ns/event")
+		})
+	}
+}
+
+// BenchmarkParallelRuns: independent runs on every core at once against
+// one alone (the sweep and reproduction paths rely on it): the 16-host
+// WebSearch replay, GOMAXPROCS copies at once; speedup is the throughput of
+// the copies over one run's.
+func BenchmarkParallelRuns(b *testing.B) {
+	cfg := fatTreeWebSearchHPCC(b)
+	one := func() {
+		s, err := sim.New(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	n := runtime.GOMAXPROCS(0)
+	var alone, together time.Duration
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		one()
+		alone += time.Since(t0)
+		t0 = time.Now()
+		var wg sync.WaitGroup
+		for j := 0; j < n; j++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); one() }()
+		}
+		wg.Wait()
+		together += time.Since(t0)
+	}
+	b.ReportMetric(float64(n), "runs")
+	b.ReportMetric(float64(n)*alone.Seconds()/together.Seconds(), "speedup")
+}
+
+func fatTreeWebSearchHPCC(b testing.TB) sim.Config { return fatTree16(b, 8, "hpcc") }
