@@ -109,7 +109,8 @@ type Algorithm struct {
 	// byte of the message is in, which finishes the flow at the sender;
 	// a duplicate after that is acknowledged again. The sender's
 	// retransmission timeout, when a run has one, only probes a flow that
-	// has sent everything and heard nothing (it resends the last packet).
+	// has sent everything it may and heard nothing (no control packet, no
+	// final ACK) for the timeout: it resends its last packet.
 	ReceiverDriven bool `json:"receiverDriven,omitempty"`
 	// Credit asks every egress port for a credit queue (ExpressPass).
 	Credit *CreditSpec `json:"credit,omitempty"`

@@ -287,3 +287,25 @@ func TestReceiverDrivenDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// A message whose every unscheduled packet is lost leaves its receiver
+// unaware of it: the sender, having sent all it may and heard nothing,
+// probes with its last packet after the timeout, the receiver learns of the
+// message, grants it and asks for the rest; it finishes. (Without the probe
+// it would wait for ever.)
+func TestHomaLostFirstPackets(t *testing.T) {
+	tp := star(2, gbps100, sim.Microsecond)
+	cfg := algoConfig(t, tp, "homa", gbps100, map[string]float64{"resendTimeout": 100})
+	cfg.Switch.PFC = false
+	cfg.Events = []sim.EventSpec{
+		{At: 0, Kind: sim.EventLoss, Port: "h0->s0", Loss: 1},
+		{At: 10 * sim.Microsecond, Kind: sim.EventLoss, Port: "h0->s0", Loss: 0},
+	}
+	cfg.Flows = []sim.FlowSpec{tp.flow("h0", "h1", 200_000, 0)}
+	_, r := run(t, cfg)
+	f := r.Flows[0]
+	if !f.Finished || f.Timeouts == 0 {
+		t.Fatalf("flow finished %v after %d probes: want it finished after at least one", f.Finished, f.Timeouts)
+	}
+	t.Logf("finished at %v after %d probe(s), %d B sent again", f.FCT, f.Timeouts, r.Retransmitted)
+}

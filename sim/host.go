@@ -889,12 +889,14 @@ func (s *Sim) onRTO(fid int32, gen uint32) {
 	}
 	if s.algos[f.algo].driven {
 		// a receiver-driven flow's receiver recovers lost data; the sender
-		// only probes when it has sent everything and has not heard that
-		// it all arrived (the final ACK was lost): it sends its last
-		// packet again, which the receiver acknowledges
-		if f.sndNxt >= f.size && f.rtxFrom >= f.rtxTo {
+		// only probes when it has sent everything it may and heard nothing
+		// (no grant, credit or final ACK) for the timeout: its first
+		// packets, or its final ACK, were lost. It sends its last packet
+		// again, which tells the receiver of the message (or, if all of it
+		// is in, draws the ACK again)
+		if f.sndMax > 0 && !f.hasData() {
 			mtu := s.cfg.Host.MTU
-			f.rtxFrom, f.rtxTo = (f.size-1)/mtu*mtu, f.size
+			f.rtxFrom, f.rtxTo = (f.sndMax-1)/mtu*mtu, f.sndMax
 			f.timeouts++
 			if f.backoff < 6 {
 				f.backoff++

@@ -261,6 +261,7 @@ func (s *Sim) receiveCtrl(id int32, pk *packet) {
 		if s.ctrl.Credit {
 			f.route = route
 		}
+		f.lastProgress = s.now // the receiver is answering: no probe needed
 		f.onCtrl.OnCtrl(f.env, &s.ctrl)
 		s.afterCC(f)
 		return
