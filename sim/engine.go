@@ -41,16 +41,17 @@ const (
 
 // Sim is one simulation run.
 type Sim struct {
-	cfg   Config
-	now   Time
-	end   Time // the run stops here (duration, or MaxDuration, or when all flows finish)
-	q     calQueue
-	pk    pool
-	nodes []nodeState
-	ports []portState
-	flows []flowState
-	hosts []int32 // host node ids in node order
-	rt    routing
+	cfg    Config
+	now    Time
+	end    Time // the run stops here (duration, or MaxDuration, or when all flows finish)
+	q      calQueue
+	pk     pool
+	nodes  []nodeState
+	ports  []portState
+	flows  []flowState
+	hosts  []int32 // host node ids in node order
+	rt     routing
+	routes []flowRoute // per flow, its cached paths (see forward)
 
 	algos     []algoRun
 	rx        []rxState // receiver-side algorithm instances, in order of creation
@@ -609,6 +610,7 @@ func (s *Sim) buildAlgos() error {
 func (s *Sim) buildFlows() error {
 	cfg := &s.cfg
 	s.flows = make([]flowState, len(cfg.Flows))
+	s.routes = make([]flowRoute, len(cfg.Flows))
 	for i, fs := range cfg.Flows {
 		if fs.Src < 0 || fs.Src >= len(cfg.Nodes) || fs.Dst < 0 || fs.Dst >= len(cfg.Nodes) ||
 			cfg.Nodes[fs.Src].Kind != Host || cfg.Nodes[fs.Dst].Kind != Host {

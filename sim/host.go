@@ -341,10 +341,12 @@ func (s *Sim) makeData(f *flowState) int32 {
 	pk.flow = f.id
 	pk.dst = f.dst
 	pk.hash = f.hashData
+	pk.rdir = 1
 	if a.spray {
 		// per-packet spraying: every packet hashes on its own
 		f.sprayN++
 		pk.hash = fmix32(f.hashData + f.sprayN*0x9e3779b9)
+		pk.rdir = 0
 	}
 	if f.route != 0 {
 		pk.route, pk.pinned = f.route, true
@@ -672,6 +674,7 @@ func (s *Sim) turnIntoAck(id int32, pk *packet, f *flowState, a *algoRun, kind p
 	}
 	pk.dst = f.src
 	pk.hash = f.hashAck
+	pk.rdir, pk.hop = 2, 0
 	pk.ingress = -1
 	pk.payload = 0
 	pk.ecn = false

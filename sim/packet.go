@@ -75,6 +75,8 @@ type packet struct {
 	pinned  bool  // data: follows route instead of ECMP
 	toSrc   bool  // control: travels from the receiver to the flow's sender
 	nhop    uint8 // INT records pushed so far
+	rdir    uint8 // routing cache: 1 data direction, 2 the reverse, 0 none (see flowRoute)
+	hop     uint8 // switches passed so far (with rdir)
 	hops    [cc.MaxHops]cc.IntHop
 }
 

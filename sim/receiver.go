@@ -204,10 +204,10 @@ func (s *Sim) sendCtrl(f *flowState, c *cc.Ctrl, toSrc bool) {
 	pk.sentAt = s.now
 	pk.toSrc = toSrc
 	from := f.src
-	pk.dst, pk.hash = f.dst, f.hashData
+	pk.dst, pk.hash, pk.rdir = f.dst, f.hashData, 1
 	if toSrc {
 		from = f.dst
-		pk.dst, pk.hash = f.src, f.hashAck
+		pk.dst, pk.hash, pk.rdir = f.src, f.hashAck, 2
 	}
 	switch {
 	case c.Credit && s.credit != nil:

@@ -26,7 +26,7 @@ func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
 	if pk.pinned {
 		egress = s.rt.pinned(s, u, pk)
 	} else {
-		egress = s.rt.next(s, u, pk.dst, pk.hash)
+		egress = s.forward(u, pk)
 	}
 	if egress < 0 {
 		s.drop(id, in)
