@@ -22,8 +22,14 @@ type portStats struct {
 // above, each power of two is split into 128 buckets, so a bucket's lower
 // bound is within 0.8% of any length in it.
 type qhist struct {
-	t    []Time // time spent in each bucket
 	last Time
+	// a write-combining cache of the two buckets added to most recently: a
+	// queue moves between a few lengths most of the time, so most updates
+	// stay in these fields instead of touching a random line of t (kilobytes
+	// per port on a deep queue). Integer sums make the result exact.
+	cb  [2]int32
+	cdt [2]Time
+	t   []Time // time spent in each bucket, not counting the cache
 }
 
 const histSub = 7 // 2^7 buckets per power of two
@@ -46,21 +52,45 @@ func bucketLow(b int) int64 {
 	return m << (e - histSub)
 }
 
+// advance accounts the time since the last call at level.
 func (h *qhist) advance(level int64, now Time) {
 	if dt := now - h.last; dt > 0 {
-		b := bucketOf(level)
-		if b >= len(h.t) {
-			n := b + 1
-			if n < 2*len(h.t) {
-				n = 2 * len(h.t)
-			}
-			t := make([]Time, n)
-			copy(t, h.t)
-			h.t = t
+		switch b := int32(bucketOf(level)); b {
+		case h.cb[0]:
+			h.cdt[0] += dt
+		case h.cb[1]:
+			h.cdt[1] += dt
+		default:
+			h.add(int(h.cb[1]), h.cdt[1])
+			h.cb[1], h.cdt[1] = h.cb[0], h.cdt[0]
+			h.cb[0], h.cdt[0] = b, dt
 		}
-		h.t[b] += dt
 	}
 	h.last = now
+}
+
+func (h *qhist) add(b int, dt Time) {
+	if dt == 0 {
+		return
+	}
+	if b >= len(h.t) {
+		n := b + 1
+		if n < 2*len(h.t) {
+			n = 2 * len(h.t)
+		}
+		t := make([]Time, n)
+		copy(t, h.t)
+		h.t = t
+	}
+	h.t[b] += dt
+}
+
+// flush empties the cache into t; call it before reading t.
+func (h *qhist) flush() {
+	for i := range h.cb {
+		h.add(int(h.cb[i]), h.cdt[i])
+		h.cdt[i] = 0
+	}
 }
 
 // percentile returns the time-weighted nearest-rank percentile: the smallest
@@ -303,6 +333,7 @@ func (s *Sim) Result() *Result {
 	for pid := range s.ports {
 		p := &s.ports[pid]
 		p.st.hist.advance(p.bytes, end)
+		p.st.hist.flush()
 		pr := PortResult{Name: s.PortName(int32(pid)), QueueP50: p.st.hist.percentile(0.5),
 			QueueP99: p.st.hist.percentile(0.99), QueueMax: p.st.max, Drops: p.st.drops, Marks: p.st.marks, DataPackets: p.st.dataPkts, TxBytes: p.txBytes,
 			PausesSent: p.st.pausesSent, CreditDrops: p.crDrops, Switch: !p.host}
