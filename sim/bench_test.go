@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"cclab/scenarios"
 	"cclab/sim"
 	"cclab/sim/report"
 )
@@ -71,6 +72,18 @@ func BenchmarkPermutationK8(b *testing.B) { benchRun(b, permutationK8(b)) }
 // at 30% load for 2 ms under HPCC (the library's RCC scenario, --algo hpcc).
 func BenchmarkFatTree320WebSearch(b *testing.B) {
 	benchRun(b, libraryConfig(b, "rcc-fattree320-websearch", "hpcc"))
+}
+
+// BenchmarkReference16 replays the reference simulator's 16-host WebSearch
+// experiment (357 flows, 10 ms) under DCQCN as imported from its files:
+// issue 19's 16-host case.
+func BenchmarkReference16(b *testing.B) {
+	sc := refScenario(b, "dcqcn")
+	cfg, _, err := scenarios.Build(sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchRun(b, *cfg)
 }
 
 // BenchmarkFatTree1024Permutation is issue 19's scale case: the library's

@@ -721,7 +721,7 @@ func (s *Sim) turnIntoAck(id int32, pk *packet, f *flowState, a *algoRun, kind p
 // in the NIC's class nic (which may differ from the class the packet has at
 // the switches, pk.class).
 func (s *Sim) hostEnqueue(id int32, pk *packet, host int32, nic uint8) {
-	pid := s.rt.next(s, host, pk.dst, pk.hash)
+	pid := s.hostPort(host, pk)
 	if pid < 0 {
 		s.drop(id, -1)
 		return

@@ -219,7 +219,7 @@ func (s *Sim) sendCtrl(f *flowState, c *cc.Ctrl, toSrc bool) {
 		pk.class = uint8(classData + min(c.Class, int(s.nData)-1))
 	}
 	s.cnt.created[pk.kind] += int64(pk.size)
-	pid := s.rt.next(s, from, pk.dst, pk.hash)
+	pid := s.hostPort(from, pk)
 	if pid < 0 {
 		s.drop(id, -1)
 		return
