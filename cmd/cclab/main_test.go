@@ -209,3 +209,25 @@ func TestOverrides(t *testing.T) {
 		t.Errorf("missing --out: exit %d, want %d", code, exitUsage)
 	}
 }
+
+// --cpuprofile writes a profile that pprof can read (gzipped protobuf with
+// samples), and a path it cannot create is an error naming the flag.
+func TestRunCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.prof")
+	code, _, stderr := runCLI(t, context.Background(), "run", shortFatTree(t), "--out", filepath.Join(dir, "out"), "--quiet", "--cpuprofile", prof)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 100 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("profile is %d bytes, not gzip", len(b))
+	}
+	code, _, stderr = runCLI(t, context.Background(), "run", shortFatTree(t), "--out", filepath.Join(dir, "out2"), "--quiet", "--cpuprofile", filepath.Join(dir, "no", "such", "dir", "p"))
+	if code == 0 || !strings.Contains(stderr, "cpuprofile") {
+		t.Errorf("unwritable profile: exit %d, stderr %q", code, stderr)
+	}
+}

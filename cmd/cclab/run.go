@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -138,6 +139,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	seed := fs.String("seed", "", "override the scenario's seed")
 	algo := fs.String("algo", "", "run with this algorithm (its defaults) instead of the scenario's")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	var sets multiFlag
 	fs.Var(&sets, "set", "override a field, e.g. --set cc.params.wr=10 (repeatable)")
 	pos, err := parseArgs(fs, args)
@@ -157,6 +159,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var progress io.Writer = stderr
 	if *quiet {
 		progress = nil
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	sum, err := runToDir(ctx, c, *out, progress)
 	if err != nil && !errors.Is(err, errInterrupted) {
