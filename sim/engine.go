@@ -52,6 +52,8 @@ type Sim struct {
 	hosts  []int32 // host node ids in node order
 	rt     routing
 	routes []flowRoute // per flow, its cached paths (see forward)
+	// noRouteCache: route every hop from the table (tests compare the two)
+	noRouteCache bool
 
 	algos     []algoRun
 	rx        []rxState // receiver-side algorithm instances, in order of creation

@@ -30,3 +30,7 @@ func (s *Sim) MeanQueueLen() float64 {
 	}
 	return float64(s.qLenSum) / float64(s.events)
 }
+
+// DisableRouteCache makes every hop read the routing table (the engine
+// before flowRoute), for tests that compare the two.
+func (s *Sim) DisableRouteCache() { s.noRouteCache = true }

@@ -102,7 +102,7 @@ type flowRoute struct {
 // hash) of the current routing for the switch it belongs to, and it is used
 // only at that switch.
 func (s *Sim) forward(u int32, pk *packet) int32 {
-	if d := pk.rdir; d != 0 {
+	if d := pk.rdir; d != 0 && !s.noRouteCache {
 		h := pk.hop
 		pk.hop++
 		fr := &s.routes[pk.flow]
@@ -120,7 +120,7 @@ func (s *Sim) forward(u int32, pk *packet) int32 {
 
 // hostPort is forward for a packet that host u sends.
 func (s *Sim) hostPort(u int32, pk *packet) int32 {
-	if d := pk.rdir; d != 0 {
+	if d := pk.rdir; d != 0 && !s.noRouteCache {
 		fr := &s.routes[pk.flow]
 		if fr.epoch != s.rt.epoch {
 			s.routeFlow(pk.flow, fr)
