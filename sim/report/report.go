@@ -124,8 +124,15 @@ func FlowRows(flows []sim.FlowResult) []FlowRow {
 type SeriesWriter struct {
 	s   *sim.Sim
 	w   *bufio.Writer
-	buf []byte
 	err error
+	// rows repeat their time (within a batch) and their "metric,entity,"
+	// (every sample), so both are kept as text: the last time seen, and per
+	// metric the prefix of each port entity met (flow entities are numbers,
+	// formatted each time: a run may have millions of flows)
+	t      sim.Time
+	tText  []byte
+	metric [][]byte   // "metric," per metric
+	ports  [][][]byte // "metric,port," per port metric and port
 }
 
 // NewSeriesWriter writes the header and returns a writer to subscribe to s.
@@ -135,31 +142,78 @@ func NewSeriesWriter(w io.Writer, s *sim.Sim) *SeriesWriter {
 	return sw
 }
 
+// maxRow bounds a row's length (two 64-character node names in a port's
+// name, a metric name, a time and a number), so that a row built in the
+// writer's free buffer never outgrows it
+const maxRow = 512
+
 // Observe writes one batch of samples.
 func (sw *SeriesWriter) Observe(batch []sim.Sample) {
 	if sw.err != nil {
 		return
 	}
 	for _, x := range batch {
-		b := sw.buf[:0]
-		b = AppendNanos(b, x.T)
-		b = append(b, ',')
-		b = append(b, sw.s.MetricName(x.Metric)...)
-		b = append(b, ',')
-		if sw.s.PortMetric(x.Metric) {
-			b = append(b, sw.s.PortName(x.Entity)...)
-		} else {
-			b = strconv.AppendInt(b, int64(x.Entity), 10)
+		if x.T != sw.t || sw.tText == nil {
+			sw.t = x.T
+			sw.tText = append(AppendNanos(sw.tText[:0], x.T), ',')
 		}
-		b = append(b, ',')
-		b = strconv.AppendFloat(b, x.Value, 'f', -1, 64)
+		if sw.w.Available() < maxRow {
+			if sw.err = sw.w.Flush(); sw.err != nil {
+				return
+			}
+		}
+		b := sw.w.AvailableBuffer()
+		b = append(b, sw.tText...)
+		b = sw.appendEntity(b, x.Metric, x.Entity)
+		b = appendValue(b, x.Value)
 		b = append(b, '\n')
-		sw.buf = b
 		if _, err := sw.w.Write(b); err != nil {
 			sw.err = err
 			return
 		}
 	}
+}
+
+// appendEntity appends "metric,entity,".
+func (sw *SeriesWriter) appendEntity(b []byte, m sim.Metric, e int32) []byte {
+	for int(m) >= len(sw.metric) {
+		sw.metric = append(sw.metric, nil)
+		sw.ports = append(sw.ports, nil)
+	}
+	if sw.metric[m] == nil {
+		sw.metric[m] = append([]byte(sw.s.MetricName(m)), ',')
+	}
+	if !sw.s.PortMetric(m) || e < 0 || int(e) >= 1<<20 {
+		return append(append(append(b, sw.metric[m]...), entityText(sw.s, m, e)...), ',')
+	}
+	ps := sw.ports[m]
+	for int(e) >= len(ps) {
+		ps = append(ps, nil)
+	}
+	sw.ports[m] = ps
+	if ps[e] == nil {
+		ps[e] = append(append(append([]byte(nil), sw.metric[m]...), sw.s.PortName(e)...), ',')
+	}
+	return append(b, ps[e]...)
+}
+
+// entityText is how series.csv names entity e of metric m: a port's name, or
+// a flow's id.
+func entityText(s *sim.Sim, m sim.Metric, e int32) string {
+	if s.PortMetric(m) {
+		return s.PortName(e)
+	}
+	return strconv.Itoa(int(e))
+}
+
+// appendValue formats v as strconv.FormatFloat(v, 'f', -1, 64) does; whole
+// numbers (most samples: bytes, counts, flags) take the integer path, which
+// prints the same digits.
+func appendValue(b []byte, v float64) []byte {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 && (v != 0 || !math.Signbit(v)) {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
 }
 
 // Flush writes what is buffered and returns the first error seen.

@@ -1,0 +1,95 @@
+package report
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"strconv"
+	"testing"
+
+	"cclab/scenarios"
+	"cclab/sim"
+)
+
+// literalRow is series.csv's row as the contract states it, formatted the
+// plain way (the writer caches text, and must print exactly this).
+func literalRow(s *sim.Sim, x sim.Sample) string {
+	entity := strconv.Itoa(int(x.Entity))
+	if s.PortMetric(x.Metric) {
+		entity = s.PortName(x.Entity)
+	}
+	return string(AppendNanos(nil, x.T)) + "," + s.MetricName(x.Metric) + "," + entity + "," +
+		strconv.FormatFloat(x.Value, 'f', -1, 64) + "\n"
+}
+
+// The series writer prints what the literal formatting does, for a whole
+// run's samples (ports, flows, several algorithms' metrics) and for values
+// at the edges of its integer path (negative zero, 2^53, fractions, NaN,
+// infinities, huge and tiny numbers), across many flushes of its buffer.
+func TestSeriesWriterMatchesLiteral(t *testing.T) {
+	data, err := os.ReadFile("../../scenarios/library/fattree16-websearch30.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err = scenarios.ApplySets(data, []string{"workload[0].until=500us"}); err != nil {
+		t.Fatal(err)
+	}
+	if data, err = scenarios.SetAlgorithm(data, "dcqcn"); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := scenarios.Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want bytes.Buffer
+	sw := NewSeriesWriter(&got, s)
+	want.WriteString(SeriesHeader + "\n")
+	rows := 0
+	s.Subscribe(observerFunc(func(batch []sim.Sample) {
+		for _, x := range batch {
+			want.WriteString(literalRow(s, x))
+			rows++
+		}
+	}))
+	s.Subscribe(sw)
+	if err := s.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var edge []sim.Sample
+	for i, v := range []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -2.25, 1 << 53, -(1 << 53), 1<<53 + 2, 1e21, 1e300, 5e-324,
+		math.NaN(), math.Inf(1), math.Inf(-1), 123456789.000001, 8e9, 3.0000000000000004} {
+		edge = append(edge, sim.Sample{T: sim.Time(1000*i + 7), Metric: 0, Entity: 0, Value: v},
+			sim.Sample{T: sim.Time(1000*i + 7), Metric: 1, Entity: int32(i), Value: v})
+	}
+	sw.Observe(edge)
+	for _, x := range edge {
+		want.WriteString(literalRow(s, x))
+	}
+	if err := sw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if rows < 10_000 {
+		t.Fatalf("only %d rows: the run does not exercise the writer's buffer", rows)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		g, w := got.Bytes(), want.Bytes()
+		i := 0
+		for i < len(g) && i < len(w) && g[i] == w[i] {
+			i++
+		}
+		lo := max(0, i-80)
+		t.Fatalf("series.csv differs at byte %d:\ngot  %q\nwant %q", i, g[lo:min(len(g), i+80)], w[lo:min(len(w), i+80)])
+	}
+}
+
+type observerFunc func([]sim.Sample)
+
+func (f observerFunc) Observe(b []sim.Sample) { f(b) }
