@@ -29,6 +29,9 @@ func (s *Server) routes() chi.Router {
 		s.writeError(w, r, errorf(http.StatusMethodNotAllowed, "", "%s is not allowed on %s", r.Method, r.URL.Path))
 	})
 	s.pageRoutes(r)
+	// the sweep pages (sweep_pages.go)
+	r.Get("/sweeps", s.handleSweepsPage)
+	r.Get("/sweeps/{id}", s.handleSweepPage)
 	r.Route("/api", func(r chi.Router) {
 		r.Get("/health", s.handleHealth)
 		r.Post("/token", s.handleToken)

@@ -6,6 +6,7 @@ import { api, copyText } from "./common.js";
 import { fmt } from "./charts/index.js";
 import { RunView } from "./runview.js";
 import { getPath, pruneEmpty, readInput, setPath, writeInput } from "./lab-fields.js";
+import { axisOfField, gridArg, parseSeeds, parseValues, runCount } from "./sweep-grid.js";
 
 const $ = (sel, root) => (root || document).querySelector(sel);
 const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
@@ -274,6 +275,7 @@ async function validate() {
     view.setFlows(v.flows);
     if (!v.runnable && v.limit) showErrors(v.limit.errors);
     drawTopology(v);
+    if (!$("#sweep-panel").hidden) fillSweepChoices(); // workloads and values may have changed
     document.body.dataset.valid = "true";
     return v;
   } catch (e) {
@@ -508,6 +510,224 @@ async function liveParam(el) {
   }
 }
 
+// ---- sweeps: the scenario over a grid of parameter values ----
+const OTHER = "__other__";
+
+// sweepChoices are the paths the panel offers, grouped: the algorithm's
+// parameters (from its form), the load of each Poisson workload, the
+// switches' buffer and ECN thresholds. Each has the value it has now.
+function sweepChoices() {
+  const doc = collect();
+  const groups = [];
+  const params = $$("#params [data-type='param']").map((el) => {
+    const name = el.dataset.path.replace(/^cc\.params\./, "");
+    const unit = $(".unit", el.closest(".field"));
+    const now = el.value.trim() || String(el.dataset.default || el.placeholder || "").replace(/ \(preset\)$/, "");
+    return { path: el.dataset.path, label: name + (unit ? " " + unit.textContent : ""), now };
+  });
+  if (params.length) groups.push({ label: "Algorithm (" + $("#f-cc-algorithm").value + ")", items: params });
+  const loads = [];
+  $$(":scope > li", list).forEach((li, i) => {
+    if (li.dataset.kind !== "poisson") return;
+    const path = "workload[" + i + "].load";
+    const v = getPath(doc, path);
+    loads.push({ path, label: path + " (Poisson load)", now: v === undefined ? "" : String(v) });
+  });
+  if (loads.length) groups.push({ label: "Workload", items: loads });
+  const sw = [["switch.buffer", "shared buffer"], ["switch.ecn.kmin", "ECN Kmin"], ["switch.ecn.kmax", "ECN Kmax"], ["switch.ecn.pmax", "ECN Pmax"]]
+    .map(([path, label]) => {
+      const v = getPath(doc, path);
+      const el = $("[data-path='" + path + "']");
+      return { path, label: path + " (" + label + ")", now: v === undefined ? (el && el.placeholder) || "" : String(v) };
+    });
+  groups.push({ label: "Switches", items: sw });
+  return groups;
+}
+
+function sweepAxes() {
+  return $$("#sweep-panel .sweep-axis");
+}
+
+// fillSweepChoices (re)builds the parameter lists, keeping each choice
+// that is still on offer.
+function fillSweepChoices() {
+  const groups = sweepChoices();
+  const now = new Map();
+  for (const g of groups) for (const it of g.items) now.set(it.path, it.now);
+  sweepAxes().forEach((fs, i) => {
+    const sel = $("[data-role='param']", fs);
+    const keep = sel.value;
+    const opts = [];
+    if (sel.dataset.none) opts.push(new Option("(none)", ""));
+    for (const g of groups) {
+      const og = document.createElement("optgroup");
+      og.label = g.label;
+      for (const it of g.items) og.appendChild(new Option(it.label, it.path));
+      opts.push(og);
+    }
+    opts.push(new Option("another path…", OTHER));
+    sel.replaceChildren(...opts);
+    const paths = new Set([...now.keys(), "", OTHER]);
+    if (keep && paths.has(keep)) sel.value = keep;
+    else if (i === 0) sel.value = groups[0].items[0].path;
+    else sel.value = "";
+    sel.dataset.now = JSON.stringify(Object.fromEntries(now));
+  });
+  updateSweep();
+}
+
+// sweepAxis reads one axis of the panel: its path ("" when unused), its
+// values box and what that parses to.
+function sweepAxis(fs) {
+  const sel = $("[data-role='param']", fs);
+  const other = sel.value === OTHER;
+  const path = other ? $("[data-role='path']", fs).value.trim() : sel.value;
+  const text = $("[data-role='values']", fs).value;
+  return { path, text, other, used: other || path !== "", parsed: parseValues(text) };
+}
+
+// suggest proposes values around a number: half, it, twice.
+function suggest(now) {
+  const v = Number(now);
+  if (!(now !== "" && Number.isFinite(v) && v > 0)) return "1,10,100 or 0.1:0.5:0.1";
+  const g = (x) => String(Number(x.toPrecision(3)));
+  return g(v / 2) + "," + g(v) + "," + g(v * 2);
+}
+
+// updateSweep shows each axis' values as read, and what the grid makes.
+function updateSweep() {
+  const counts = [];
+  sweepAxes().forEach((fs) => {
+    const sel = $("[data-role='param']", fs);
+    const a = sweepAxis(fs);
+    $("[data-role='path-field']", fs).hidden = !a.other;
+    $("[data-role='values-field']", fs).hidden = !a.used;
+    const values = $("[data-role='values']", fs);
+    let now = "";
+    try { now = a.other ? "" : (JSON.parse(sel.dataset.now || "{}")[a.path] || ""); } catch (e) { now = ""; }
+    values.placeholder = suggest(now);
+    const help = $("[data-role='values-help']", fs);
+    const base = now !== "" ? "Now " + now + ". " : "";
+    if (!a.used) return;
+    if (a.text.trim() === "") {
+      help.textContent = base + "A list (1,10,100) or a range lo:hi:step (0.1:0.5:0.1).";
+      counts.push(null);
+    } else if (a.parsed.error) {
+      help.textContent = base + "Not yet: " + a.parsed.error + ".";
+      counts.push(null);
+    } else {
+      const vs = a.parsed.values;
+      help.textContent = base + vs.length + (vs.length === 1 ? " value: " : " values: ") + (vs.length > 8 ? vs.slice(0, 8).join(", ") + ", …" : vs.join(", "));
+      counts.push(vs.length);
+    }
+  });
+  const seeds = parseSeeds($("#sw-seeds").value);
+  const c = runCount(counts, seeds.seeds ? seeds.seeds.length : null);
+  const out = $("#sweep-count");
+  out.textContent = c.text + (seeds.error && $("#sw-seeds").value.trim() ? " (seeds: " + seeds.error + ")" : "");
+  out.dataset.runs = c.runs === null ? "" : String(c.runs);
+}
+
+function clearSweepErrors() {
+  for (const el of $$("#sweep-panel .sweep-error")) el.textContent = "";
+  for (const el of $$("#sweep-panel [aria-invalid]")) el.removeAttribute("aria-invalid");
+  $("#sweep-errors").textContent = "";
+}
+
+// showSweepErrors puts each problem of a refused sweep next to the axis or
+// the seeds it names; the rest under the panel.
+function showSweepErrors(errors, used) {
+  clearSweepErrors();
+  const paths = used.map((a) => a.path);
+  let first = null;
+  for (const e of errors) {
+    const field = e.field || "";
+    const i = axisOfField(field, paths);
+    let box = null;
+    let input = null;
+    if (i >= 0 && i < used.length) {
+      const fs = used[i].fs;
+      box = $("[data-sweep-axis]", fs);
+      const onPath = /\.path$/.test(field);
+      input = onPath ? (used[i].other ? $("[data-role='path']", fs) : $("[data-role='param']", fs)) : $("[data-role='values']", fs);
+    } else if (field === "seeds" || field.startsWith("seeds[")) {
+      box = $("#sw-seeds-err");
+      input = $("#sw-seeds");
+    }
+    if (box) {
+      box.textContent = box.textContent ? box.textContent + "; " + e.error : e.error;
+      box.dataset.field = field;
+      input.setAttribute("aria-invalid", "true");
+      if (!first) first = input;
+    } else {
+      const p = document.createElement("p");
+      p.textContent = (field ? field + ": " : "") + e.error;
+      $("#sweep-errors").appendChild(p);
+    }
+  }
+  if (first) first.focus();
+}
+
+async function startSweep() {
+  const btn = $("#sweep-start");
+  btn.disabled = true;
+  clearSweepErrors();
+  try {
+    const v = await validate();
+    if (!v) {
+      $("#sweep-errors").textContent = "The scenario has problems (shown in the editor): fix them first.";
+      return;
+    }
+    const used = sweepAxes().map((fs) => Object.assign(sweepAxis(fs), { fs })).filter((a) => a.used);
+    const doc = collect();
+    const body = {
+      scenario: doc,
+      name: (doc.name || "scenario") + ": " + used.map((a) => a.path || "?").join(" × "),
+      grid: used.map((a) => gridArg(a.path, a.text)),
+      seeds: $("#sw-seeds").value.trim(),
+    };
+    try {
+      const r = await api("POST", "/api/sweeps", body);
+      location.href = (r.links && r.links.page) || "/sweeps/" + encodeURIComponent(r.id);
+    } catch (e) {
+      const errs = e.body && Array.isArray(e.body.errors) && e.body.errors.length ? e.body.errors : [{ field: (e.body && e.body.field) || "", error: e.message }];
+      showSweepErrors(errs, used);
+    }
+  } finally {
+    btn.disabled = false;
+  }
+}
+
+function toggleSweep(open) {
+  const panel = $("#sweep-panel");
+  const on = open === undefined ? panel.hidden : open;
+  panel.hidden = !on;
+  $("#sweep-btn").setAttribute("aria-expanded", on ? "true" : "false");
+  if (on) {
+    fillSweepChoices();
+    $("[data-role='param']", panel).focus();
+  } else {
+    $("#sweep-btn").focus();
+  }
+}
+
+$("#sweep-btn").addEventListener("click", () => toggleSweep());
+$("#sweep-close").addEventListener("click", () => toggleSweep(false));
+$("#sweep-start").addEventListener("click", startSweep);
+$("#sweep-panel").addEventListener("input", updateSweep);
+$("#sweep-panel").addEventListener("change", (ev) => {
+  if (ev.target.dataset.role === "param" && ev.target.value === OTHER) {
+    const p = $("[data-role='path']", ev.target.closest(".sweep-axis"));
+    updateSweep();
+    p.focus();
+    return;
+  }
+  updateSweep();
+});
+$("#sweep-panel").addEventListener("keydown", (ev) => {
+  if (ev.key === "Escape") toggleSweep(false);
+});
+
 // ---- events ----
 form.addEventListener("input", (ev) => {
   if (ev.target.id === "json-text") return;
@@ -560,7 +780,11 @@ form.addEventListener("click", (ev) => {
   }
 });
 document.body.addEventListener("htmx:afterSwap", (ev) => {
-  if (ev.target.id === "params") { fillParams({}); scheduleValidate(); }
+  if (ev.target.id === "params") {
+    fillParams({});
+    scheduleValidate();
+    if (!$("#sweep-panel").hidden) fillSweepChoices();
+  }
 });
 $("#json-apply").addEventListener("click", () => {
   try {

@@ -2,27 +2,36 @@
 // static/jstest): a metric's formatter from the unit the API gives, an
 // axis' values as numbers or categories, one axis' chart data (mean and
 // 95% interval per value), the heatmap's grid and its colour scale.
-import { fmt } from "./charts/format.js";
+import { fmtFor } from "./charts/format.js";
 
-// metricFormat formats a metric's value in the unit GET /api/sweeps/{id}
-// gives it ("bytes", "µs", "Gbps" or "" for a plain number), with the run
-// pages' decimal prefixes: 13.6 MB, 147 µs, 1.5 ms, 95 Gbps.
-export function metricFormat(unit) {
+// metricUnit maps the unit GET /api/sweeps/{id} gives a metric ("bytes",
+// "µs", "Gbps", "" for a plain number) to a chart formatter's unit and the
+// factor into it: µs are charted as ns, Gbps as bps, so that axes and
+// values take the run pages' decimal prefixes (147 µs, 1.5 ms, 95 Gbps).
+export function metricUnit(unit) {
   switch (unit) {
     case "bytes":
     case "B":
-      return fmt.bytes;
+      return { unit: "bytes", mul: 1 };
     case "µs":
     case "us":
-      return (v) => (v == null || v === "" ? "" : fmt.ns(Number(v) * 1e3));
+      return { unit: "ns", mul: 1e3 };
     case "ns":
-      return fmt.ns;
+      return { unit: "ns", mul: 1 };
     case "Gbps":
-      return (v) => (v == null || v === "" ? "" : fmt.bps(Number(v) * 1e9));
+      return { unit: "bps", mul: 1e9 };
     case "bps":
-      return fmt.bps;
+      return { unit: "bps", mul: 1 };
   }
-  return fmt.num;
+  return { unit: "", mul: 1 };
+}
+
+// metricFormat formats a metric's value (in the API's unit) for people:
+// 13.6 MB, 147 µs, 1.5 ms, 95 Gbps, 2.13.
+export function metricFormat(unit) {
+  const m = metricUnit(unit);
+  const f = fmtFor(m.unit);
+  return (v) => (v == null || v === "" || !Number.isFinite(Number(v)) ? "" : f(Number(v) * m.mul));
 }
 
 // numericValues reads an axis' values as numbers, or null when any is not

@@ -8,6 +8,7 @@
 //   cdfChart(el, opts)           CDFs, one line per entry
 //   sizeChart(el, opts)          FCT slowdown by flow-size bucket (p50/p95/p99)
 //   xyChart(el, opts)            set-once lines of y against x (log x optional)
+//   bandChart(el, opts)          a mean against x with its confidence band (sweeps)
 //   running(values)              bounded reservoir with p50/p99
 //
 // Simulated times are integers or floats in nanoseconds throughout.
@@ -19,3 +20,4 @@ export { cdfChart } from "./cdf.js";
 export { sizeChart } from "./size.js";
 export { running } from "./running.js";
 export { xyChart } from "./xy.js";
+export { bandChart } from "./band.js";
