@@ -15,7 +15,7 @@ import (
 	"cclab/sim/report"
 )
 
-func TestParseGrid(t *testing.T) {
+func TestSweepParseGrid(t *testing.T) {
 	hundred := make([]string, 100)
 	for i := range hundred {
 		hundred[i] = "1"
@@ -73,7 +73,7 @@ func TestParseGrid(t *testing.T) {
 	}
 }
 
-func TestParseSeeds(t *testing.T) {
+func TestSweepParseSeeds(t *testing.T) {
 	hundred := make([]uint64, 100)
 	for i := range hundred {
 		hundred[i] = uint64(i + 100)
@@ -117,7 +117,7 @@ func TestParseSeeds(t *testing.T) {
 	}
 }
 
-func TestValidate(t *testing.T) {
+func TestSweepValidate(t *testing.T) {
 	ok := Axis{Path: "cc.params.wr", Values: []string{"1", "10"}}
 	tooMany := make([]string, MaxValuesPerAxis+1)
 	for i := range tooMany {
@@ -177,7 +177,7 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestPointsAndRuns(t *testing.T) {
+func TestSweepPointsAndRuns(t *testing.T) {
 	spec := Spec{Axes: []Axis{{"a", []string{"1", "2", "3"}}, {"b", []string{"x", "y"}}}, Seeds: []uint64{5, 6}}
 	want := []Point{
 		{0, []string{"1", "x"}}, {1, []string{"1", "y"}}, {2, []string{"2", "x"}},
@@ -211,7 +211,7 @@ func TestPointsAndRuns(t *testing.T) {
 	}
 }
 
-func TestApply(t *testing.T) {
+func TestSweepApply(t *testing.T) {
 	doc := []byte(`{"name": "x", "seed": 1, "cc": {"algorithm": "dcqcn"},
 		"workload": [{"kind": "poisson", "load": 0.5}]}`)
 	axes := []Axis{{"workload[0].load", []string{"0.3"}}, {"switch.buffer", []string{"4MB"}}, {"cc.params.ai", []string{"10"}}}
@@ -251,7 +251,7 @@ func TestApply(t *testing.T) {
 	}
 }
 
-func TestMetrics(t *testing.T) {
+func TestSweepMetrics(t *testing.T) {
 	ms := Metrics()
 	var keys []string
 	for _, m := range ms {
@@ -287,7 +287,7 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-func TestExtract(t *testing.T) {
+func TestSweepExtract(t *testing.T) {
 	r := &sim.Result{
 		SimTime: 2 * sim.Millisecond,
 		Drops:   3,
@@ -332,7 +332,7 @@ func TestExtract(t *testing.T) {
 // The pause time is summed in port order: a float sum in map order would
 // differ between calls. p00's 1 s comes first; each 5e-11 µs after it is
 // below half its ulp and lost, where added to each other first they are not.
-func TestExtractPauseIsReproducible(t *testing.T) {
+func TestSweepExtractPauseIsReproducible(t *testing.T) {
 	sum := &report.Summary{SimSeconds: 1, PFCPauseFraction: map[string]float64{"p00": 1}}
 	for i := 1; i <= 20; i++ {
 		sum.PFCPauseFraction[fmt.Sprintf("p%02d", i)] = 5e-17
@@ -344,13 +344,13 @@ func TestExtractPauseIsReproducible(t *testing.T) {
 	}
 }
 
-func TestExtractNil(t *testing.T) {
+func TestSweepExtractNil(t *testing.T) {
 	if got := Extract(nil); len(got) != 0 {
 		t.Errorf("Extract(nil) = %v", got)
 	}
 }
 
-func TestAggregate(t *testing.T) {
+func TestSweepAggregate(t *testing.T) {
 	tests := []struct {
 		values        []float64
 		mean, lo, hi  float64
@@ -379,7 +379,7 @@ func TestAggregate(t *testing.T) {
 	}
 }
 
-func TestSummarize(t *testing.T) {
+func TestSweepSummarize(t *testing.T) {
 	p := Point{Index: 3, Values: []string{"10"}}
 	values := []map[string]float64{
 		{"fct_p99": 2, "jain": 0.5, "drops": 0},
@@ -408,7 +408,7 @@ func TestSummarize(t *testing.T) {
 	}
 }
 
-func TestWriteCSV(t *testing.T) {
+func TestSweepWriteCSV(t *testing.T) {
 	spec := Spec{Axes: []Axis{{"cc.params.wr", []string{"1", "10"}}, {"name", []string{`say "hi"`}}}, Seeds: []uint64{1, 2}}
 	points := []PointResult{
 		{Point: Point{Index: 1, Values: []string{"10", `say "hi"`}}, Done: 1,
