@@ -709,3 +709,30 @@ func (db *DB) pruneOne(ctx context.Context, maxRuns int, maxBytes int64) (string
 	}
 	return id, nil
 }
+
+// ResetRun clears what an earlier attempt of a run stored before a new
+// attempt starts it again (a remote worker that died mid-run: its work is
+// redelivered): series, chunks, flows and live changes go, the scenario and
+// parameters go back to the run's own, progress to zero, status to queued.
+// Nothing is then stored twice.
+func (db *DB) ResetRun(ctx context.Context, id string, scenario, params []byte) error {
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		rid, err := runKey(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		for _, table := range []string{"chunks", "series", "flows", "run_events"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE run = ?`, rid); err != nil {
+				return err
+			}
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = ?, error = '', scenario = ?, params = ?, started_at = NULL,
+			finished_at = NULL, summary = NULL, progress_fraction = 0, progress_sim_ps = 0, progress_events = 0,
+			progress_wall_seconds = 0 WHERE rid = ?`, StatusQueued, text(scenario), text(params), rid)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store: reset run %s: %w", id, err)
+	}
+	return nil
+}

@@ -110,3 +110,51 @@ func TestSweeps(t *testing.T) {
 		t.Errorf("delete twice: %v", err)
 	}
 }
+
+// ResetRun leaves a run as if it had just been queued: a redelivered
+// remote run starts again without what its first attempt stored.
+func TestResetRun(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	sc := putScenario(t, db, "s", `{"a":1}`)
+	r := createRun(t, db, sc, 1, nil)
+	keep := createRun(t, db, sc, 2, nil)
+	for _, run := range []*Run{r, keep} {
+		rec := NewRecorder(100_000_000)
+		if err := db.StartRun(ctx, run.ID, t0); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.AppendSeries(ctx, run.ID, recordSome(rec, 2, 100, false), Progress{Fraction: 0.5, SimPS: 7}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.AddRunEvent(ctx, run.ID, RunEvent{AtPS: 1, Params: map[string]float64{"wr": 2}}, []byte(`{"changed":true}`), []byte(`{"wr":2}`)); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.FinishRun(ctx, run.ID, Finish{Status: StatusDone, Chunks: rec.Flush(true), Flows: testFlows, Summary: []byte(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.ResetRun(ctx, r.ID, sc.JSON, []byte(`{"wr":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	g, err := db.GetRun(ctx, r.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Status != StatusQueued || g.Summary != nil || !g.StartedAt.IsZero() || !g.FinishedAt.IsZero() || g.Progress != (Progress{}) ||
+		string(g.Scenario) != string(sc.JSON) || string(g.Params) != `{"wr":1}` {
+		t.Errorf("after reset: %+v", g)
+	}
+	for _, table := range []string{"chunks", "series", "flows", "run_events"} {
+		q := `SELECT count(*) FROM ` + table + ` WHERE run = (SELECT rid FROM runs WHERE id = ?)`
+		if n := count(t, db, q, r.ID); n != 0 {
+			t.Errorf("%s: %d rows left", table, n)
+		}
+		if n := count(t, db, q, keep.ID); n == 0 {
+			t.Errorf("%s: the other run lost its rows", table)
+		}
+	}
+	if err := db.ResetRun(ctx, "nope", nil, nil); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing run: %v", err)
+	}
+}

@@ -271,6 +271,7 @@ type Summary struct {
 	CreditDrops   map[string]int64      `json:"credit_drops,omitempty"`
 	Drops         int64                 `json:"drops"`
 	Jain          *float64              `json:"jain"`
+	GoodputGbps   float64               `json:"goodput_gbps"` // finished flows' payload × 8 / sim time (0 if none)
 	MaxBaseRTTns  float64               `json:"max_base_rtt_ns"`
 	MaxBDPBytes   int64                 `json:"max_bdp_bytes"`
 	Retransmitted int64                 `json:"retransmitted_bytes"`
@@ -347,17 +348,22 @@ func Summarize(r *sim.Result, scenario json.RawMessage, wall time.Duration) *Sum
 	}
 	var all []float64
 	by := make([][]float64, len(bucketEdges))
+	var payload int64
 	for _, f := range r.Flows {
 		if !f.Finished {
 			continue
 		}
 		s.FlowsFinished++
+		payload += f.Size
 		sd := math.Max(1, float64(f.FCT)/float64(f.IdealFCT)) // clamped, as HPCC's analysis
 		all = append(all, sd)
 		b := sort.Search(len(bucketEdges), func(i int) bool { return bucketEdges[i] > f.Size }) - 1
 		by[b] = append(by[b], sd)
 	}
 	s.FlowsUnfinished = s.FlowsTotal - s.FlowsFinished
+	if s.SimSeconds > 0 {
+		s.GoodputGbps = float64(payload) * 8 / s.SimSeconds / 1e9
+	}
 	if len(all) > 0 {
 		st := statsOf(all)
 		s.FCTSlowdown = &st

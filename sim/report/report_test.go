@@ -57,6 +57,13 @@ func TestSummarizeAndFlows(t *testing.T) {
 	if len(b) != 5 || b[0].Count != 2 || b[4].Count != 0 || b[4].Hi != nil || b[4].Mean != nil || *b[0].Hi != 10_000 {
 		t.Errorf("buckets %+v", b)
 	}
+	// 10 KB of finished payload in 2 ms: 0.04 Gbps
+	if s.GoodputGbps != 0.04 {
+		t.Errorf("goodput %g Gbps, want 0.04", s.GoodputGbps)
+	}
+	if g := Summarize(&sim.Result{Flows: r.Flows}, nil, 0).GoodputGbps; g != 0 {
+		t.Errorf("goodput without simulated time: %g, want 0", g)
+	}
 	if q := s.Queues["s0->h1"]; q.P99 != 2000 || s.PFCPauseFraction["s0->h1"] != 0.25 || s.Utilization["s0->h1"] != 0.5 {
 		t.Errorf("port stats %+v", s)
 	}
