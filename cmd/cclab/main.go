@@ -25,6 +25,9 @@ Usage:
   cclab serve [--addr 127.0.0.1:8080] [--db ./cclab.db] [--concurrency N] [--max-runs N] [--max-db-size SIZE] ...
       Serve the lab: REST API, WebSocket streams of live runs, runs stored in SQLite.
       "cclab serve -h" lists every limit; Ctrl-C shuts down gracefully.
+      With --nats embedded[:PORT] or --nats nats://HOST:PORT, runs go to workers over NATS JetStream.
+  cclab worker --nats nats://HOST:PORT [--concurrency N]
+      Pull runs from a lab started with --nats and simulate them, N at a time, until Ctrl-C.
   cclab backup [--db ./cclab.db] --out FILE
       Copy the lab's database to FILE (which must not exist), consistently, also while
       "cclab serve" is running; "cclab serve --db FILE" restores it.
@@ -89,6 +92,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdStability(args[1:], stdout, stderr)
 	case "train":
 		err = cmdTrain(ctx, args[1:], stdout, stderr)
+	case "worker":
+		err = cmdWorker(ctx, args[1:], stdout, stderr)
 	case "import":
 		err = cmdImport(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
