@@ -103,6 +103,14 @@ type Config struct {
 	// 1 h; its policy so far is stored).
 	TrainDir     string
 	TrainMaxTime time.Duration
+	// Dispatcher, when set, runs every run on workers elsewhere (NATS,
+	// package dist); the server then simulates nothing itself.
+	Dispatcher runs.Dispatcher
+	// MaxSweepRuns bounds the runs of one sweep (grid points × seeds;
+	// default 200); MaxOwnerSweeps the sweeps one owner may have running
+	// at once (default 2; an instructor is not bound by it).
+	MaxSweepRuns   int
+	MaxOwnerSweeps int
 	// CodeVersion is recorded with every run (default: the binary's VCS
 	// revision, else "devel").
 	CodeVersion string
@@ -126,6 +134,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxBody <= 0 {
 		c.MaxBody = 8 << 20
+	}
+	if c.MaxSweepRuns <= 0 {
+		c.MaxSweepRuns = 200
+	}
+	if c.MaxOwnerSweeps <= 0 {
+		c.MaxOwnerSweeps = 2
 	}
 	if c.FlushEvery <= 0 {
 		c.FlushEvery = 500 * time.Millisecond
@@ -204,6 +218,7 @@ type Server struct {
 	tok      *tokens    // owner tokens and the instructor's credentials
 	limits   *limiters  // per-owner limits
 	classMu  sync.Mutex // serialises changes of the class settings
+	sweeps   sweeps     // the running sweeps' drivers
 }
 
 // New prepares a server on db: it stores the built-in scenarios and starts
@@ -240,7 +255,8 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Server, error) {
 	}
 	mgr, err := runs.New(ctx, db, runs.Config{Concurrency: cfg.Concurrency, MaxQueue: cfg.MaxQueue,
 		ClientRuns: managerClientRuns(class.ClientRuns), Limits: cfg.Limits, MaxRuns: cfg.MaxRuns, MaxDBBytes: cfg.MaxDBBytes,
-		FlushEvery: cfg.FlushEvery, ProgressEvery: cfg.FrameEvery, CodeVersion: cfg.CodeVersion, Log: cfg.Log})
+		FlushEvery: cfg.FlushEvery, ProgressEvery: cfg.FrameEvery, CodeVersion: cfg.CodeVersion, Log: cfg.Log,
+		Dispatcher: cfg.Dispatcher})
 	if err != nil {
 		return nil, err
 	}
@@ -255,8 +271,16 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Server, error) {
 			s.writeError(w, r, errorf(status, "", "WebSocket handshake: %v", reason))
 		}}
 	s.router = s.routes()
+	if err := s.resumeSweeps(ctx); err != nil {
+		s.train.Shutdown(ctx)
+		mgr.Shutdown(ctx)
+		return nil, err
+	}
 	return s, nil
 }
+
+// Manager is the server's run manager (a dispatcher's reports go to it).
+func (s *Server) Manager() *runs.Manager { return s.mgr }
 
 // Handler is the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.router }
@@ -266,7 +290,10 @@ func (s *Server) Handler() http.Handler { return s.router }
 // interrupted, as are runs still queued.
 // Training jobs are interrupted: those that have played a round store
 // their policy (marked interrupted) and a checkpoint to resume from.
+// Sweeps stop submitting runs and stay running in the database: the next
+// start resumes them.
 func (s *Server) Shutdown(ctx context.Context) {
+	s.sweeps.stopAll()
 	s.train.Shutdown(ctx)
 	s.mgr.Shutdown(ctx)
 }

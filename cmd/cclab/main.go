@@ -1,7 +1,8 @@
 // Command cclab is the congestion-control lab: it runs scenarios headless
-// (run), serves the lab (serve), backs up its database (backup), checks
-// scenarios (validate), lists the algorithms (algorithms) and reproduces the
-// seeds' experiments (reproduce).
+// (run), sweeps them over a grid of values and seeds (sweep), serves the
+// lab (serve), backs up its database (backup), checks scenarios
+// (validate), lists the algorithms (algorithms) and reproduces the seeds'
+// experiments (reproduce).
 package main
 
 import (
@@ -22,9 +23,16 @@ Usage:
   cclab run SCENARIO.json --out DIR [--seed N] [--algo NAME] [--set PATH=VALUE]... [--quiet]
       Simulate a scenario and write flows.csv, series.csv and summary.json to DIR.
       Ctrl-C stops the run and still writes what was measured.
+  cclab sweep SCENARIO.json --grid PATH=v1,v2,... [--grid PATH=lo:hi:step]... --seeds 1-5 --out DIR [--workers N] [--quiet]
+      Run a scenario at every point of a grid of field values (up to 4 axes) with every seed,
+      on every core; write each run's results to DIR/runs/p<point>-s<seed>/ and the per-point
+      mean and 95% confidence interval of each summary metric to DIR/sweep.csv and sweep.json.
   cclab serve [--addr 127.0.0.1:8080] [--db ./cclab.db] [--concurrency N] [--max-runs N] [--max-db-size SIZE] ...
       Serve the lab: REST API, WebSocket streams of live runs, runs stored in SQLite.
       "cclab serve -h" lists every limit; Ctrl-C shuts down gracefully.
+      With --nats embedded[:PORT] or --nats nats://HOST:PORT, runs go to workers over NATS JetStream.
+  cclab worker --nats nats://HOST:PORT [--concurrency N]
+      Pull runs from a lab started with --nats and simulate them, N at a time, until Ctrl-C.
   cclab backup [--db ./cclab.db] --out FILE
       Copy the lab's database to FILE (which must not exist), consistently, also while
       "cclab serve" is running; "cclab serve --db FILE" restores it.
@@ -85,10 +93,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = cmdAlgorithms(args[1:], stdout)
 	case "reproduce":
 		err = cmdReproduce(ctx, args[1:], stdout, stderr)
+	case "sweep":
+		err = cmdSweep(ctx, args[1:], stdout, stderr)
 	case "stability":
 		err = cmdStability(args[1:], stdout, stderr)
 	case "train":
 		err = cmdTrain(ctx, args[1:], stdout, stderr)
+	case "worker":
+		err = cmdWorker(ctx, args[1:], stdout, stderr)
 	case "import":
 		err = cmdImport(args[1:], stdout, stderr)
 	case "help", "-h", "--help":

@@ -18,6 +18,7 @@ import (
 
 	"cclab/scenarios"
 	"cclab/server"
+	"cclab/server/dist"
 	"cclab/store"
 )
 
@@ -49,6 +50,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	instructor := fs.String("instructor-token", "", "the instructor token (default: a new random one, printed at start)")
 	var origins stringList
 	fs.Var(&origins, "allow-origin", "an origin besides the server's own whose pages may change things, e.g. https://lab.example.edu behind a reverse proxy (repeatable)")
+	natsSpec := fs.String("nats", "", "run simulations on workers over NATS JetStream: embedded[:PORT] starts a NATS server in the lab (its store beside the database), nats://HOST:PORT uses an existing one")
+	localWorkers := fs.Int("local-workers", 0, "with --nats, runs the lab's own process simulates at once as a worker (default 0: only remote workers simulate)")
+	ackWait := fs.Duration("nats-ack-wait", 30*time.Second, "with --nats, how long a run may go unreported before its work goes to another worker")
 	tlsCert := fs.String("tls-cert", "", "serve HTTPS with this certificate file (PEM; with --tls-key)")
 	tlsKey := fs.String("tls-key", "", "the certificate's private key file (PEM)")
 	fs.Float64Var(&class.RunsPerMinute, "runs-per-minute", class.RunsPerMinute, "runs one owner may start per minute (0: no limit)")
@@ -110,18 +114,59 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	class.ClientRuns = *clientRuns
+	if *localWorkers < 0 || (*localWorkers > 0 && *natsSpec == "") {
+		return &usageError{"--local-workers: want a number >= 0, with --nats"}
+	}
+	if *ackWait < time.Second {
+		return &usageError{"--nats-ack-wait: want at least 1s"}
+	}
 	db, err := store.Open(ctx, *dbPath)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	srv, err := server.New(ctx, db, server.Config{Concurrency: *concurrency, MaxQueue: *maxQueue,
+	var disp *dist.Dispatcher
+	if *natsSpec != "" {
+		nc, stop, err := natsConnect(ctx, *natsSpec, *dbPath+".nats", dist.ListenHost(*addr), log)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		opt := dist.Options{AckWait: *ackWait}
+		if disp, err = dist.NewDispatcher(ctx, nc, opt, log); err != nil {
+			return err
+		}
+		if *localWorkers > 0 {
+			w, err := dist.NewWorker(ctx, nc, *localWorkers, opt, log.With("worker", "local"))
+			if err != nil {
+				return err
+			}
+			wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+			done := make(chan struct{})
+			go func() { defer close(done); _ = w.Run(wctx) }()
+			defer func() { cancel(); <-done }()
+		}
+	}
+	cfg := server.Config{Concurrency: *concurrency, MaxQueue: *maxQueue,
 		ClientRuns: *clientRuns, Limits: lim, MaxRuns: *maxRuns, MaxDBBytes: maxBytes, Log: log,
 		MaxBody: body, MaxViewers: *maxViewers, TrainConcurrency: *trainConc, TrainDir: *trainDir, TrainMaxTime: *trainTime,
 		CodeVersion: codeVersion(ctx), Class: &class, InstructorToken: token, AllowOrigins: origins,
-		TLSCert: *tlsCert, TLSKey: *tlsKey})
+		TLSCert: *tlsCert, TLSKey: *tlsKey}
+	if disp != nil {
+		cfg.Dispatcher = disp
+	}
+	srv, err := server.New(ctx, db, cfg)
 	if err != nil {
 		return err
+	}
+	if disp != nil {
+		sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		defer cancel()
+		go func() {
+			if err := disp.Serve(sctx, srv.Manager()); err != nil {
+				log.Error("serving the workers' reports", "err", err)
+			}
+		}()
 	}
 	return srv.ListenAndServe(ctx, *addr, *grace, func(a net.Addr) {
 		scheme := "http"

@@ -57,6 +57,10 @@ type Config struct {
 	// published to viewers (default 50 ms).
 	FlushEvery    time.Duration
 	ProgressEvery time.Duration
+	// Dispatcher, when set, runs every run on workers elsewhere (remote.go):
+	// the manager then simulates nothing itself and Concurrency does not
+	// apply (the workers' own concurrency does).
+	Dispatcher Dispatcher
 	// CodeVersion is recorded with every run.
 	CodeVersion string
 	Log         *slog.Logger
@@ -179,6 +183,9 @@ func (m *Manager) Submit(ctx context.Context, sub Submission) (*store.Run, error
 	r := &run{id: rec.ID, client: client, compiled: c, scenario: c.Canonical, params: params,
 		speed: sub.Speed, bucketPS: bucket, hub: newHub(bucket), ops: make(chan op, 16),
 		started: make(chan struct{}), done: make(chan struct{})}
+	if m.cfg.Dispatcher != nil {
+		r.remote = make(chan remoteReq)
+	}
 	r.hub.progress = Progress{Type: "progress", Status: store.StatusQueued, FlowsTotal: len(c.Config.Flows), Speed: SpeedJSON(sub.Speed)}
 	m.mu.Lock()
 	if err := m.admitLocked(sub.Client, sub.Batch); err != nil {
@@ -190,8 +197,8 @@ func (m *Manager) Submit(ctx context.Context, sub Submission) (*store.Run, error
 	}
 	m.live[rec.ID] = r
 	m.queue = append(m.queue, r)
-	if m.running >= m.cfg.Concurrency {
-		c.Release() // it waits: do not hold an engine meanwhile
+	if m.running >= m.cfg.Concurrency || m.cfg.Dispatcher != nil {
+		c.Release() // it waits (or runs elsewhere): do not hold an engine meanwhile
 	}
 	m.log.Info("run queued", "run", rec.ID, "scenario", sub.ScenarioID, "algorithm", algo, "client", sub.Client,
 		"hosts", c.Cost.Hosts, "flows", c.Cost.Flows, "queued", len(m.queue))
@@ -246,8 +253,9 @@ func runAlgorithm(sc *scenarios.Scenario, cfg *sim.Config) (string, map[string]f
 }
 
 // scheduleLocked starts queued runs while slots are free.
+// With a dispatcher, every queued run is handed to the workers at once.
 func (m *Manager) scheduleLocked() {
-	for m.running < m.cfg.Concurrency && len(m.queue) > 0 && !m.closed {
+	for (m.running < m.cfg.Concurrency || m.cfg.Dispatcher != nil) && len(m.queue) > 0 && !m.closed {
 		r := m.queue[0]
 		m.queue = m.queue[1:]
 		m.running++
@@ -255,7 +263,11 @@ func (m *Manager) scheduleLocked() {
 		m.wg.Add(1)
 		go func() {
 			defer m.wg.Done()
-			r.execute(m.ctx, m)
+			if m.cfg.Dispatcher != nil {
+				r.executeRemote(m.ctx, m)
+			} else {
+				r.execute(m.ctx, m)
+			}
 			m.ended(r)
 		}()
 	}

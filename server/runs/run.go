@@ -65,7 +65,8 @@ type run struct {
 	bucketPS int64
 	hub      *Hub
 	ops      chan op
-	changes  int // live changes made
+	remote   chan remoteReq // a remote run's reports (nil for a local run)
+	changes  int            // live changes made
 	// started is closed when the run leaves the queue; done when it
 	// leaves the manager (it ended, or was cancelled while queued).
 	started chan struct{}
@@ -139,7 +140,8 @@ const maxChanges = 1000
 // publishes to viewers and writes to the sink.
 type execution struct {
 	r    *run
-	m    *Manager
+	cfg  Config    // the manager's (or a worker's) settings
+	pub  publisher // the run's hub, or a worker's relay to the manager's
 	s    *sim.Sim
 	ctx  context.Context // cancelled when the server shuts down
 	bg   context.Context // for writes that must happen even then
@@ -174,13 +176,19 @@ func (r *run) execute(ctx context.Context, m *Manager) {
 		r.failEarly(m, fmt.Errorf("building the simulation: %w", err))
 		return
 	}
-	x := &execution{r: r, m: m, s: s, ctx: ctx, bg: bg, log: log, sink: m.db, status: store.StatusRunning, end: store.StatusRunning}
+	x := &execution{r: r, cfg: m.cfg, pub: r.hub, s: s, ctx: ctx, bg: bg, log: log, sink: m.db, status: store.StatusRunning, end: store.StatusRunning}
 	x.wallStart = time.Now()
 	if err := x.sink.StartRun(bg, r.id, x.wallStart); err != nil {
 		r.failEarly(m, fmt.Errorf("marking the run started: %w", err))
 		return
 	}
 	log.Info("run started", "flows", len(r.compiled.Config.Flows), "speed", SpeedJSON(r.speed))
+	x.run()
+}
+
+// run simulates to the end and stores the results.
+func (x *execution) run() {
+	r, s := x.r, x.s
 	x.rec = store.NewRecorder(r.bucketPS)
 	x.obs = &observer{s: s, rec: x.rec}
 	s.Subscribe(x.obs)
@@ -225,16 +233,16 @@ func (x *execution) storeProgress(p *Progress) store.Progress {
 func (x *execution) publish(force bool) {
 	now := time.Now()
 	var p *Progress
-	if force || now.Sub(x.lastProgress) >= x.m.cfg.ProgressEvery {
+	if force || now.Sub(x.lastProgress) >= x.cfg.ProgressEvery {
 		p = x.progress()
 		x.lastProgress = now
 	}
 	if len(x.obs.newKeys) > 0 || len(x.pending) > 0 || p != nil {
-		x.r.hub.publish(x.obs.newKeys, x.pending, p)
+		x.pub.publish(x.obs.newKeys, x.pending, p)
 		x.obs.newKeys = x.obs.newKeys[:0]
 		x.pending = x.pending[:0]
 	}
-	if force || now.Sub(x.lastFlush) >= x.m.cfg.FlushEvery {
+	if force || now.Sub(x.lastFlush) >= x.cfg.FlushEvery {
 		x.lastFlush = now
 		if p == nil {
 			p = x.progress()
@@ -270,7 +278,7 @@ func (x *execution) Before(s *sim.Sim, proposed sim.Time) (sim.Time, bool) {
 	}
 	// the server's limits hold while the run goes, whatever the estimate
 	// said before it started
-	limits := x.m.cfg.Limits
+	limits := x.cfg.Limits
 	if limits.MaxSimTime > 0 && s.Now() >= limits.MaxSimTime {
 		x.end, x.endMsg = store.StatusCancelled, fmt.Sprintf("stopped at %s of simulated time, this server's limit (max-sim-time)", scenarios.FormatTime(limits.MaxSimTime))
 		return 0, true
@@ -317,7 +325,7 @@ func (x *execution) handle(o op) {
 		if !x.paused {
 			x.paused, x.pausedAt, x.status = true, time.Now(), store.StatusPaused
 			res.err = x.sink.SetStatus(x.bg, r.id, x.status, "")
-			r.hub.publish(nil, nil, x.progress())
+			x.pub.publish(nil, nil, x.progress())
 		}
 	case opResume:
 		if x.paused {
@@ -326,7 +334,7 @@ func (x *execution) handle(o op) {
 			x.pausedFor += d
 			x.paceWall = x.paceWall.Add(d)
 			res.err = x.sink.SetStatus(x.bg, r.id, x.status, "")
-			r.hub.publish(nil, nil, x.progress())
+			x.pub.publish(nil, nil, x.progress())
 		}
 	case opCancel:
 		x.end = store.StatusCancelled
@@ -339,7 +347,7 @@ func (x *execution) handle(o op) {
 			x.paceWall = x.pausedAt
 		}
 		res.err = x.sink.SetSpeed(x.bg, r.id, o.speed)
-		r.hub.publish(nil, nil, x.progress())
+		x.pub.publish(nil, nil, x.progress())
 	case opParams:
 		if r.changes >= maxChanges {
 			res.err = limited(TooMany, "max-changes", "",
@@ -377,7 +385,7 @@ func (x *execution) finish() {
 		x.end, x.endMsg = store.StatusFailed, x.err.Error()
 	}
 	chunks := x.rec.Flush(true)
-	r.hub.publish(x.obs.newKeys, x.pending, nil)
+	x.pub.publish(x.obs.newKeys, x.pending, nil)
 	p := x.progress()
 	p.Status = x.end
 	fin := store.Finish{Status: x.end, Error: x.endMsg, At: time.Now(), Progress: x.storeProgress(p), Chunks: chunks,
@@ -389,12 +397,12 @@ func (x *execution) finish() {
 			x.log.Error("marking the run failed", "err", err)
 		}
 	}
-	r.hub.publish(nil, nil, p)
+	x.pub.publish(nil, nil, p)
 	final := Final{Type: "done", Status: x.end, Error: x.endMsg, Summary: sumBuf.Bytes()}
 	if x.end == store.StatusFailed {
 		final.Type = "failed"
 	}
-	r.hub.finish(final)
+	x.pub.finish(final)
 	r.rejectOps()
 	x.log.Info("run ended", "status", x.end, "sim_ms", float64(s.Now())/float64(sim.Millisecond),
 		"events", s.Events(), "wall_s", w.Seconds(), "flows_finished", s.FlowsFinished())
@@ -462,7 +470,7 @@ func (x *execution) applyParams(body []byte) (*Change, error) {
 	r.scenario, r.params = canon, params
 	r.changes++
 	c := Change{Type: "parameter-changed", Seq: r.changes, AtNs: float64(at) / 1e3, Params: ev.Params}
-	r.hub.addChange(c)
+	x.pub.addChange(c)
 	x.log.Info("parameters changed", "at_ns", c.AtNs, "params", ev.Params)
 	return &c, nil
 }
