@@ -370,7 +370,7 @@ func SweepPageView(p SweepPage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "<th scope=\"col\">runs done</th><th scope=\"col\" id=\"points-metric-h\">mean</th><th scope=\"col\">95% interval</th></tr></thead> <tbody></tbody></table></div></details><section id=\"point-runs\" class=\"point-runs\" aria-labelledby=\"point-h\" hidden><h2 id=\"point-h\">Runs of a point</h2><p id=\"point-stat\" class=\"muted\"></p><table class=\"table\" id=\"point-runs-table\"><thead><tr><th scope=\"col\">seed</th><th scope=\"col\">status</th><th scope=\"col\">run</th></tr></thead> <tbody></tbody></table><p><a id=\"point-compare\" class=\"btn\" hidden>Compare these runs</a></p></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "<th scope=\"col\">runs done</th><th scope=\"col\" class=\"num\" id=\"points-metric-h\">mean</th><th scope=\"col\" class=\"num\">95% interval</th></tr></thead> <tbody></tbody></table></div></details><section id=\"point-runs\" class=\"point-runs\" aria-labelledby=\"point-h\" hidden><h2 id=\"point-h\">Runs of a point</h2><p id=\"point-stat\" class=\"muted\"></p><table class=\"table\" id=\"point-runs-table\"><thead><tr><th scope=\"col\">seed</th><th scope=\"col\">status</th><th scope=\"col\">run</th></tr></thead> <tbody></tbody></table><p><a id=\"point-compare\" class=\"btn\" hidden>Compare these runs</a></p></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -494,14 +494,14 @@ func SweepsPageView(p SweepsPage) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "</a></td><td class=\"mono small\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 42, "</a></td><td class=\"mono\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var28 string
 					templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(joinPaths(s.Paths))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `sweep.templ`, Line: 135, Col: 51}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `sweep.templ`, Line: 135, Col: 45}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 					if templ_7745c5c3_Err != nil {
