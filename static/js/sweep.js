@@ -176,7 +176,8 @@ function drawHeatmap() {
   const axes = sweep.spec.axes;
   const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.index : undefined;
   let cells = 0;
-  const head = h("tr", null, h("th", { scope: "col", class: "corner" }, h("span", { class: "mono" }, axes[0].path), " ↓ ", h("span", { class: "mono" }, axes[1].path), " →"));
+  const over = h("tr", null, h("td", { class: "corner" }), h("th", { scope: "colgroup", colspan: d.cols.length, class: "axis-name" }, h("span", { class: "mono" }, axes[1].path), " →"));
+  const head = h("tr", null, h("th", { scope: "col", class: "corner axis-name" }, h("span", { class: "mono" }, axes[0].path), " ↓"));
   for (const c of d.cols) head.append(h("th", { scope: "col", class: "mono" }, c));
   const body = d.rows.map((r, i) => {
     const tr = h("tr", null, h("th", { scope: "row", class: "mono" }, r));
@@ -205,15 +206,17 @@ function drawHeatmap() {
     });
     return tr;
   });
+  const title = m.label + " (mean over the seeds) by " + axes[0].path + " and " + axes[1].path;
   const table = h("table", { class: "heatmap-table", id: "heatmap-table" },
-    h("caption", null, m.label + " (mean over the seeds): click a cell for its runs"),
-    h("thead", null, head), h("tbody", null, ...body));
+    h("caption", { class: "sr-only" }, title),
+    h("thead", null, over, head), h("tbody", null, ...body));
   const legend = h("div", { class: "heat-legend", id: "heat-legend", "aria-label": "Colour scale" },
     h("span", { class: "heat-min" }, d.min == null ? "–" : f(d.min)),
     h("span", { class: "heat-ramp", style: "background:" + gradient(), "aria-hidden": "true" }),
     h("span", { class: "heat-max" }, d.max == null ? "–" : f(d.max)),
     h("span", { class: "muted small" }, d.min == null ? "" : "(lowest to highest " + m.label + ")"));
-  box.replaceChildren(h("div", { class: "table-scroll" }, table), legend);
+  box.replaceChildren(h("h2", { class: "heat-title", "aria-hidden": "true" }, title),
+    h("p", { class: "muted small" }, "Click a cell for its runs."), h("div", { class: "table-scroll" }, table), legend);
   box.dataset.cells = String(cells);
   box.dataset.metric = metric;
   if (focused !== undefined) {

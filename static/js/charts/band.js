@@ -2,12 +2,15 @@
 // (a parameter sweep's metric across one axis): markers at the means, the
 // interval [lo, hi] shaded between two thin lines; x numeric (linear or
 // log) or categorical (labels at 0..n-1). Clicking the plot picks the
-// nearest point (opts.onPick(i), i indexing the data), which is ringed.
+// point nearest along x (opts.onPick(i), i indexing the data); set it as
+// the entry's selected to ring it.
 //
 //   set([{ x, mean, lo, hi, labels?, categorical?, log?, selected? }])
 //
-// The element's data-points counts the markers drawn, data-band the x
-// where the band is drawn (lo and hi known), after every draw.
+// After every draw the element's data-points counts the markers drawn,
+// data-markers gives their positions in the plot area ([[x, y], …], CSS
+// px from its top left), data-band counts the x where the band is drawn
+// (lo and hi known) and data-band-open those where it has a width.
 
 import { color } from "./style.js";
 import { UNITS, fmtFor, sig3, tickValues } from "./format.js";
@@ -28,6 +31,14 @@ export function padRange(min, max) {
   return [lo, hi];
 }
 
+// logPad widens a log axis' [min, max] by a twentieth of its decades on
+// each side, so that the end markers are drawn whole.
+export function logPad(min, max) {
+  if (!(min > 0) || !(max > 0)) return [1, 10];
+  const f = Math.pow(max / min, 0.05) || 1;
+  return min === max ? [min / 2, max * 2] : [min / f, max * f];
+}
+
 export function bandChart(el, opts) {
   const o = Object.assign({ title: "", height: 300, xLabel: "x", yLabel: "", unit: "", onPick: null }, opts || {});
   const unit = Object.prototype.hasOwnProperty.call(UNITS, o.unit || "") ? o.unit || "" : "";
@@ -41,7 +52,7 @@ export function bandChart(el, opts) {
     const xScale = e.categorical
       ? { time: false, range: () => [-0.5, Math.max(n, 1) - 0.5] }
       : e.log
-        ? { time: false, distr: 3, log: 10, range: (u, min, max) => uPlot.rangeLog(min, max, 10, true) }
+        ? { time: false, distr: 3, log: 10, range: (u, min, max) => logPad(min, max) }
         : { time: false, range: (u, min, max) => (min === max ? [min - (Math.abs(min) || 1) * 0.5, max + (Math.abs(max) || 1) * 0.5] : padRange(min, max)) };
     const yVal = (u, v) => (v == null ? "—" : fmtY(v));
     const c = color(0);
@@ -81,22 +92,34 @@ export function bandChart(el, opts) {
         init: [
           (u) => {
             u.over.style.cursor = "pointer";
-            u.over.addEventListener("click", () => {
-              const i = u.cursor.idx;
-              if (i != null && e.mean[i] != null && o.onPick) o.onPick(i);
+            u.over.addEventListener("click", (ev) => {
+              // the marker nearest the click along x
+              const at = ev.clientX - u.over.getBoundingClientRect().left;
+              let best = -1;
+              for (let i = 0; i < n; i++) {
+                if (e.mean[i] == null) continue;
+                if (best < 0 || Math.abs(u.valToPos(e.x[i], "x") - at) < Math.abs(u.valToPos(e.x[best], "x") - at)) best = i;
+              }
+              if (best >= 0 && o.onPick) o.onPick(best);
             });
           },
         ],
         draw: [
           (u) => {
-            let markers = 0;
+            const markers = [];
             let band = 0;
+            let open = 0;
             for (let i = 0; i < n; i++) {
-              if (e.mean[i] != null) markers++;
-              if (e.lo[i] != null && e.hi[i] != null) band++;
+              if (e.mean[i] != null) markers.push([Math.round(u.valToPos(e.x[i], "x")), Math.round(u.valToPos(e.mean[i], "y"))]);
+              if (e.lo[i] != null && e.hi[i] != null) {
+                band++;
+                if (e.hi[i] > e.lo[i]) open++;
+              }
             }
-            el.dataset.points = String(markers);
+            el.dataset.points = String(markers.length);
+            el.dataset.markers = JSON.stringify(markers); // CSS px in the plot area (u.over)
             el.dataset.band = String(band);
+            el.dataset.bandOpen = String(open);
             el.dataset.draws = String(Number(el.dataset.draws || 0) + 1);
             const s = e.selected;
             if (s == null || s < 0 || s >= n || e.mean[s] == null) return;
@@ -106,6 +129,7 @@ export function bandChart(el, opts) {
             const py = u.valToPos(e.mean[s], "y", true);
             const r = 9 * (uPlot.pxRatio || 1);
             ctx.save();
+            ctx.setLineDash([]);
             ctx.strokeStyle = "#d55e00";
             ctx.lineWidth = 3 * (uPlot.pxRatio || 1);
             ctx.beginPath();
