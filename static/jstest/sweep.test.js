@@ -3,7 +3,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { axisOfField, goFloat, gridArg, parseSeeds, parseValues, roundDrift, runCount } from "../js/sweep-grid.js";
-import { gradient, heatColor, heatData, lineData, logScale, luminance, metricFormat, numericValues, pointLabel, progressText, scaleOf, textOn } from "../js/sweep-view.js";
+import { gradient, heatColor, heatData, lineData, logScale, luminance, metricFormat, metricUnit, numericValues, pointLabel, progressText, scaleOf, textOn } from "../js/sweep-view.js";
+import { logPad, padRange } from "../js/charts/band.js";
 
 test("goFloat writes numbers as Go's FormatFloat 'g' -1", () => {
   const cases = [[0, "0"], [1, "1"], [0.3, "0.3"], [100000, "100000"], [1e6, "1e+06"], [1234567, "1.234567e+06"],
@@ -78,6 +79,27 @@ test("metricFormat uses the API's units with the run pages' prefixes", () => {
   assert.equal(metricFormat("")(2.134), "2.13");
   assert.equal(metricFormat("")(12345), "12.3 k");
   assert.equal(metricFormat("µs")(null), "");
+});
+
+test("metricUnit charts µs as ns and Gbps as bps", () => {
+  assert.deepEqual(metricUnit("µs"), { unit: "ns", mul: 1e3 });
+  assert.deepEqual(metricUnit("Gbps"), { unit: "bps", mul: 1e9 });
+  assert.deepEqual(metricUnit("bytes"), { unit: "bytes", mul: 1 });
+  assert.deepEqual(metricUnit(""), { unit: "", mul: 1 });
+  assert.deepEqual(metricUnit("furlongs"), { unit: "", mul: 1 });
+});
+
+test("the band chart's ranges leave room around the markers", () => {
+  assert.deepEqual(padRange(10, 20), [9, 21]);
+  assert.deepEqual(padRange(0.5, 10.5), [0, 11.5]); // values >= 0 stay above 0
+  assert.deepEqual(padRange(-10, -5), [-10.5, -4.5]);
+  assert.deepEqual(padRange(4, 4), [3.6, 4.4]);
+  assert.deepEqual(padRange(0, 0), [0, 0.1]);
+  assert.deepEqual(padRange(null, null), [0, 1]);
+  const [lo, hi] = logPad(1, 100);
+  assert.ok(lo < 1 && lo > 0.7 && hi > 100 && hi < 130, lo + " " + hi);
+  assert.deepEqual(logPad(5, 5), [2.5, 10]);
+  assert.deepEqual(logPad(0, 5), [1, 10]);
 });
 
 test("numericValues and logScale", () => {

@@ -1,6 +1,7 @@
 // charts/band.js: one line of a mean against x with its confidence band
 // (a parameter sweep's metric across one axis): markers at the means, the
-// interval [lo, hi] shaded between two thin lines; x numeric (linear or
+// interval [lo, hi] shaded between two thin lines and drawn as a whisker
+// at each point; x numeric (linear or
 // log) or categorical (labels at 0..n-1). Clicking the plot picks the
 // point nearest along x (opts.onPick(i), i indexing the data); set it as
 // the entry's selected to ring it.
@@ -74,7 +75,8 @@ export function bandChart(el, opts) {
       bands: [{ series: [3, 2], fill: BAND_FILL }],
       axes: [
         Object.assign({}, style, {
-          splits: e.categorical ? () => e.x.slice() : undefined,
+          // ticks at the swept values themselves, unless there are many
+          splits: e.categorical || n <= 12 ? () => e.x.slice() : undefined,
           values: e.categorical ? (u, splits) => splits.map((v) => (v == null ? null : label(v))) : (u, splits) => splits.map((v) => (v == null ? null : sig3(v))),
           label: o.xLabel,
           labelSize: Math.round(fontPx * 1.3),
@@ -121,17 +123,40 @@ export function bandChart(el, opts) {
             el.dataset.band = String(band);
             el.dataset.bandOpen = String(open);
             el.dataset.draws = String(Number(el.dataset.draws || 0) + 1);
+            // each interval as a whisker too: a point alone (its
+            // neighbours not yet run) has no band to show it
+            const ctx = u.ctx;
+            const pr = uPlot.pxRatio || 1;
+            ctx.save();
+            ctx.setLineDash([]);
+            ctx.strokeStyle = BAND_EDGE;
+            ctx.lineWidth = 1.5 * pr;
+            for (let i = 0; i < n; i++) {
+              if (e.lo[i] == null || e.hi[i] == null || !(e.hi[i] > e.lo[i])) continue;
+              const px = u.valToPos(e.x[i], "x", true);
+              const y0 = u.valToPos(e.lo[i], "y", true);
+              const y1 = u.valToPos(e.hi[i], "y", true);
+              const w = 5 * pr;
+              ctx.beginPath();
+              ctx.moveTo(px, y0);
+              ctx.lineTo(px, y1);
+              ctx.moveTo(px - w, y0);
+              ctx.lineTo(px + w, y0);
+              ctx.moveTo(px - w, y1);
+              ctx.lineTo(px + w, y1);
+              ctx.stroke();
+            }
+            ctx.restore();
             const s = e.selected;
             if (s == null || s < 0 || s >= n || e.mean[s] == null) return;
             // a ring around the picked point
-            const ctx = u.ctx;
             const px = u.valToPos(e.x[s], "x", true);
             const py = u.valToPos(e.mean[s], "y", true);
-            const r = 9 * (uPlot.pxRatio || 1);
+            const r = 9 * pr;
             ctx.save();
             ctx.setLineDash([]);
             ctx.strokeStyle = "#d55e00";
-            ctx.lineWidth = 3 * (uPlot.pxRatio || 1);
+            ctx.lineWidth = 3 * pr;
             ctx.beginPath();
             ctx.arc(px, py, r, 0, 2 * Math.PI);
             ctx.stroke();
