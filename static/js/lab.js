@@ -607,7 +607,7 @@ function updateSweep() {
     try { now = a.other ? "" : (JSON.parse(sel.dataset.now || "{}")[a.path] || ""); } catch (e) { now = ""; }
     values.placeholder = suggest(now);
     const help = $("[data-role='values-help']", fs);
-    const base = now !== "" ? "Now " + now + ". " : "";
+    const base = now !== "" ? "Now: " + now + ". " : "";
     if (!a.used) return;
     if (a.text.trim() === "") {
       help.textContent = base + "A list (1,10,100) or a range lo:hi:step (0.1:0.5:0.1).";
@@ -670,6 +670,7 @@ function showSweepErrors(errors, used) {
 
 async function startSweep() {
   const btn = $("#sweep-start");
+  if (btn.disabled) return; // one at a time
   btn.disabled = true;
   clearSweepErrors();
   try {
@@ -679,6 +680,11 @@ async function startSweep() {
       return;
     }
     const used = sweepAxes().map((fs) => Object.assign(sweepAxis(fs), { fs })).filter((a) => a.used);
+    const unnamed = used.findIndex((a) => a.other && a.path === "");
+    if (unnamed >= 0) {
+      showSweepErrors([{ field: "axes[" + unnamed + "].path", error: "type the path of the field to sweep, e.g. topology.hostLink.rate" }], used);
+      return;
+    }
     const doc = collect();
     const body = {
       scenario: doc,
@@ -726,6 +732,7 @@ $("#sweep-panel").addEventListener("change", (ev) => {
 });
 $("#sweep-panel").addEventListener("keydown", (ev) => {
   if (ev.key === "Escape") toggleSweep(false);
+  if (ev.key === "Enter" && ev.target.tagName === "INPUT") startSweep();
 });
 
 // ---- events ----
