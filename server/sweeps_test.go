@@ -72,8 +72,8 @@ func TestSweepRuns(t *testing.T) {
 			if err := json.Unmarshal(r.Params, &params); err != nil || fmt.Sprint(params["ai"]) != p.Values[0] {
 				t.Errorf("point %d: run params %s, want ai %s", i, r.Params, p.Values[0])
 			}
-			if sw, _ := s.db.SweepOfRun(context.Background(), id); sw != created.ID {
-				t.Errorf("run %s is of sweep %q", id, sw)
+			if r.Sweep != created.ID || r.Links["sweep"] != "/api/sweeps/"+created.ID {
+				t.Errorf("run %s is of sweep %q (%v)", id, r.Sweep, r.Links)
 			}
 		}
 	}

@@ -1,11 +1,14 @@
 package dist
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"path/filepath"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,10 +26,12 @@ type lab struct {
 	url string
 }
 
-func newLab(t *testing.T, workers int) *lab {
+func newLab(t *testing.T, workers int) *lab { return newLabLog(t, workers, io.Discard) }
+
+func newLabLog(t *testing.T, workers int, logTo io.Writer) *lab {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := slog.New(slog.NewTextHandler(logTo, nil))
 	dir := t.TempDir()
 	url, stop, err := StartEmbedded(filepath.Join(dir, "nats"), "127.0.0.1", 0, log)
 	if err != nil {
@@ -225,5 +230,38 @@ func TestCancelBeforeAWorker(t *testing.T) {
 	w.Run(wctx)
 	if r := l.wait(id, store.StatusCancelled); r.Summary != nil {
 		t.Errorf("a cancelled run got results: %s", r.Summary)
+	}
+}
+
+// syncBuffer collects logs written from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// A run longer than the ack wait stays with its worker (it reports itself
+// in progress): one attempt, though another worker is idle.
+func TestLongRunNotRedelivered(t *testing.T) {
+	var logs syncBuffer
+	l := newLabLog(t, 2, &logs)
+	id := l.submit(150) // 0.58 ms simulated at 150 µs/s: about 4 s; the ack wait is 2 s
+	r := l.wait(id, store.StatusDone)
+	if r.Progress.WallSeconds < 3 {
+		t.Fatalf("the run took %.1f s: not longer than the ack wait", r.Progress.WallSeconds)
+	}
+	if n := strings.Count(logs.String(), `msg="run started on a worker" run=`+id); n != 1 || strings.Contains(logs.String(), "starts again") {
+		t.Errorf("the run started %d times; logs:\n%s", n, logs.String())
 	}
 }
