@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 // Real processes on loopback: `cclab serve --nats embedded`, `cclab worker`s
@@ -388,5 +390,60 @@ func TestNATSLocalWorkers(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "--") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
+	}
+}
+
+// A browser watching a run on a worker sees it live: the WebSocket stream
+// carries series keys, decimated points and progress while the run goes
+// on the worker, then the final message with the summary.
+func TestNATSLiveStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	s := startServe(t, filepath.Join(t.TempDir(), "lab.db"), "--nats", "embedded:0")
+	startWorker(t, s.natsURL(), "--concurrency", "1")
+	var raw []byte
+	// paced: about 1.3 s on the worker
+	if code := s.call("POST", "/api/runs", map[string]any{"scenarioId": "incast-8to1", "speed": 500}, &raw); code != 201 {
+		t.Fatalf("POST /api/runs: %d %s", code, raw)
+	}
+	var r runInfo
+	json.Unmarshal(raw, &r)
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(s.url, "http")+"/ws/runs/"+r.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(60 * time.Second))
+	var keys, points, running int
+	for {
+		var m struct {
+			Type    string          `json:"type"`
+			Status  string          `json:"status"`
+			Keys    []any           `json:"keys"`
+			Points  int             `json:"points"`
+			Summary json.RawMessage `json:"summary"`
+		}
+		if err := conn.ReadJSON(&m); err != nil {
+			t.Fatalf("after %d keys, %d points: %v", keys, points, err)
+		}
+		switch m.Type {
+		case "samples":
+			keys += len(m.Keys)
+			points += m.Points
+		case "progress":
+			if m.Status == "running" {
+				running++
+			}
+		}
+		if m.Type == "done" || m.Type == "failed" {
+			if m.Status != "done" || len(m.Summary) == 0 {
+				t.Fatalf("final %s %s, summary %d bytes", m.Type, m.Status, len(m.Summary))
+			}
+			break
+		}
+	}
+	if keys == 0 || points == 0 || running < 2 {
+		t.Errorf("the stream carried %d series, %d points, %d running progress messages", keys, points, running)
 	}
 }
