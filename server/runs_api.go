@@ -236,6 +236,7 @@ type runJSON struct {
 	FlowsFinished   *int              `json:"flowsFinished,omitempty"`
 	FlowsTotal      *int              `json:"flowsTotal,omitempty"`
 	Changes         []runs.Change     `json:"changes,omitempty"`
+	Sweep           string            `json:"sweep,omitempty"` // the sweep the run belongs to (GET /api/runs/{id})
 	Links           map[string]string `json:"links"`
 	Scenario        json.RawMessage   `json:"scenario,omitempty"`
 	Summary         json.RawMessage   `json:"summary,omitempty"`
@@ -316,6 +317,13 @@ func (s *Server) handleGetRun(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Scenario = json.RawMessage(run.Scenario)
 	v.Summary = run.Summary
+	if v.Sweep, err = s.db.SweepOfRun(r.Context(), run.ID); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if v.Sweep != "" {
+		v.Links["sweep"] = "/api/sweeps/" + v.Sweep
+	}
 	writeJSON(w, http.StatusOK, v)
 }
 

@@ -97,10 +97,15 @@ func (w *sweeps) stopAll() {
 	}
 }
 
-// runMetrics returns a finished run's metrics from its summary.json.
-func (w *sweeps) runMetrics(run string, summary []byte) map[string]float64 {
+// runMetrics returns a finished run's metrics from its summary.json (read
+// once: a finished run does not change).
+func (w *sweeps) runMetrics(ctx context.Context, db *store.DB, run string) map[string]float64 {
 	if v, ok := w.metrics.Load(run); ok {
 		return v.(map[string]float64)
+	}
+	summary, err := db.RunSummary(ctx, run)
+	if err != nil || summary == nil {
+		return nil
 	}
 	var sum report.Summary
 	if err := json.Unmarshal(summary, &sum); err != nil {
@@ -403,7 +408,7 @@ func (s *Server) driveSweep(ctx context.Context, sw *store.Sweep, sp sweep.Spec)
 	tick := time.NewTicker(sweepTick)
 	defer tick.Stop()
 	for {
-		rows, err := s.db.SweepRuns(ctx, sw.ID)
+		rows, err := s.db.SweepRuns(ctx, sw.ID, false)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -552,7 +557,7 @@ func (s *Server) sweepView(r *http.Request, sw *store.Sweep, withPoints bool) (s
 	if err := json.Unmarshal(sw.Spec, &v.Spec); err != nil {
 		return v, fmt.Errorf("sweep %s: its spec: %w", sw.ID, err)
 	}
-	rows, err := s.db.SweepRuns(r.Context(), sw.ID)
+	rows, err := s.db.SweepRuns(r.Context(), sw.ID, false)
 	if err != nil {
 		return v, err
 	}
@@ -582,7 +587,7 @@ func (s *Server) sweepView(r *http.Request, sw *store.Sweep, withPoints bool) (s
 		case st == store.StatusDone:
 			v.RunsDone++
 			if withPoints {
-				values[x.Point][x.Seed] = s.sweeps.runMetrics(x.Run, x.Summary)
+				values[x.Point][x.Seed] = s.sweeps.runMetrics(r.Context(), s.db, x.Run)
 			}
 		case store.Terminal(st):
 			v.RunsFailed++
@@ -676,7 +681,7 @@ func (s *Server) cancelSweep(ctx context.Context, sw *store.Sweep) error {
 	if _, err := s.db.FinishSweep(ctx, sw.ID, store.SweepCancelled, time.Now()); err != nil {
 		return err
 	}
-	rows, err := s.db.SweepRuns(ctx, sw.ID)
+	rows, err := s.db.SweepRuns(ctx, sw.ID, false)
 	if err != nil {
 		return err
 	}

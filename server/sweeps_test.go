@@ -72,8 +72,8 @@ func TestSweepRuns(t *testing.T) {
 			if err := json.Unmarshal(r.Params, &params); err != nil || fmt.Sprint(params["ai"]) != p.Values[0] {
 				t.Errorf("point %d: run params %s, want ai %s", i, r.Params, p.Values[0])
 			}
-			if sw, _ := s.db.SweepOfRun(context.Background(), id); sw != created.ID {
-				t.Errorf("run %s is of sweep %q", id, sw)
+			if r.Sweep != created.ID || r.Links["sweep"] != "/api/sweeps/"+created.ID {
+				t.Errorf("run %s is of sweep %q (%v)", id, r.Sweep, r.Links)
 			}
 		}
 	}
@@ -262,7 +262,7 @@ func TestSweepResumesAfterRestart(t *testing.T) {
 	// stop as soon as one run is done
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		rows, err := db.SweepRuns(ctx, sw.ID)
+		rows, err := db.SweepRuns(ctx, sw.ID, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,7 +283,7 @@ func TestSweepResumesAfterRestart(t *testing.T) {
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 	srv.Shutdown(sctx) // no grace: the running run is interrupted
 	cancel()
-	before, _ := db.SweepRuns(ctx, sw.ID)
+	before, _ := db.SweepRuns(ctx, sw.ID, false)
 	interrupted := map[string]bool{}
 	for _, x := range before {
 		if x.Status == store.StatusInterrupted {
@@ -316,7 +316,7 @@ func TestSweepResumesAfterRestart(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	rows, _ := db.SweepRuns(ctx, sw.ID)
+	rows, _ := db.SweepRuns(ctx, sw.ID, false)
 	if len(rows) != 6 {
 		t.Fatalf("%d rows", len(rows))
 	}

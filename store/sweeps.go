@@ -128,9 +128,13 @@ func (db *DB) ListSweeps(ctx context.Context, status string) ([]Sweep, error) {
 }
 
 // SweepRuns returns a sweep's runs by point, then seed, each with its
-// run's status, error and summary.
-func (db *DB) SweepRuns(ctx context.Context, id string) ([]SweepRun, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT w.point, w.seed, w.run, coalesce(r.status, ''), coalesce(r.error, ''), r.summary
+// run's status and error, and its summary when withSummary is set.
+func (db *DB) SweepRuns(ctx context.Context, id string, withSummary bool) ([]SweepRun, error) {
+	summary := "NULL"
+	if withSummary {
+		summary = "r.summary"
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT w.point, w.seed, w.run, coalesce(r.status, ''), coalesce(r.error, ''), `+summary+`
 		FROM sweep_runs w LEFT JOIN runs r ON r.id = w.run AND w.run != ''
 		WHERE w.sweep = ? ORDER BY w.point, w.seed`, id)
 	if err != nil {
@@ -226,4 +230,20 @@ func (db *DB) DeleteSweep(ctx context.Context, id string) error {
 		return fmt.Errorf("store: delete sweep %s: %w", id, err)
 	}
 	return nil
+}
+
+// RunSummary returns a run's summary.json (nil until it has finished).
+func (db *DB) RunSummary(ctx context.Context, id string) ([]byte, error) {
+	var sum sql.NullString
+	err := db.sql.QueryRowContext(ctx, `SELECT summary FROM runs WHERE id = ?`, id).Scan(&sum)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("store: run %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: summary of run %s: %w", id, err)
+	}
+	if !sum.Valid {
+		return nil, nil
+	}
+	return []byte(sum.String), nil
 }

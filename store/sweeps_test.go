@@ -37,7 +37,7 @@ func TestSweeps(t *testing.T) {
 	}
 
 	// six rows, none submitted; link two runs, finish one of them
-	rows, err := db.SweepRuns(ctx, sw.ID)
+	rows, err := db.SweepRuns(ctx, sw.ID, true)
 	if err != nil || len(rows) != 6 {
 		t.Fatalf("rows: %v %d", err, len(rows))
 	}
@@ -60,12 +60,21 @@ func TestSweeps(t *testing.T) {
 	if err := db.FinishRun(ctx, r1.ID, Finish{Status: StatusDone, At: t0, Summary: []byte(`{"jain":1}`)}); err != nil {
 		t.Fatal(err)
 	}
-	rows, _ = db.SweepRuns(ctx, sw.ID)
+	rows, _ = db.SweepRuns(ctx, sw.ID, true)
 	if x := rows[1]; x.Run != r1.ID || x.Status != StatusDone || string(x.Summary) != `{"jain":1}` {
 		t.Errorf("finished run: %+v", x)
 	}
 	if x := rows[5]; x.Run != r2.ID || x.Status != StatusQueued || x.Summary != nil {
 		t.Errorf("queued run: %+v", x)
+	}
+	if light, _ := db.SweepRuns(ctx, sw.ID, false); light[1].Status != StatusDone || light[1].Summary != nil {
+		t.Errorf("without summaries: %+v", light[1])
+	}
+	if sum, err := db.RunSummary(ctx, r1.ID); err != nil || string(sum) != `{"jain":1}` {
+		t.Errorf("RunSummary: %q %v", sum, err)
+	}
+	if sum, err := db.RunSummary(ctx, r2.ID); err != nil || sum != nil {
+		t.Errorf("RunSummary of an unfinished run: %q %v", sum, err)
 	}
 	if id, err := db.SweepOfRun(ctx, r2.ID); err != nil || id != sw.ID {
 		t.Errorf("sweep of run: %q %v", id, err)
@@ -74,7 +83,7 @@ func TestSweeps(t *testing.T) {
 	if err := db.DeleteRun(ctx, r2.ID); err != nil {
 		t.Fatal(err)
 	}
-	rows, _ = db.SweepRuns(ctx, sw.ID)
+	rows, _ = db.SweepRuns(ctx, sw.ID, true)
 	if x := rows[5]; x.Run != r2.ID || x.Status != "" {
 		t.Errorf("deleted run: %+v", x)
 	}

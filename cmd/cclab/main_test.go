@@ -14,14 +14,14 @@ import (
 
 const library = "../../scenarios/library/"
 
-func runCLI(t *testing.T, ctx context.Context, args ...string) (int, string, string) {
+func runCLI(t testing.TB, ctx context.Context, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(ctx, args, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
-func readFile(t *testing.T, path string) string {
+func readFile(t testing.TB, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {

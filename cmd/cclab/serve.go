@@ -50,6 +50,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	instructor := fs.String("instructor-token", "", "the instructor token (default: a new random one, printed at start)")
 	var origins stringList
 	fs.Var(&origins, "allow-origin", "an origin besides the server's own whose pages may change things, e.g. https://lab.example.edu behind a reverse proxy (repeatable)")
+	maxSweepRuns := fs.Int("max-sweep-runs", 200, "refuse sweeps with more runs (grid points × seeds)")
+	maxOwnerSweeps := fs.Int("max-owner-sweeps", 2, "sweeps one owner may have running at once (an instructor is not bound)")
 	natsSpec := fs.String("nats", "", "run simulations on workers over NATS JetStream: embedded[:PORT] starts a NATS server in the lab (its store beside the database), nats://HOST:PORT uses an existing one")
 	localWorkers := fs.Int("local-workers", 0, "with --nats, runs the lab's own process simulates at once as a worker (default 0: only remote workers simulate)")
 	ackWait := fs.Duration("nats-ack-wait", 30*time.Second, "with --nats, how long a run may go unreported before its work goes to another worker")
@@ -114,8 +116,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	class.ClientRuns = *clientRuns
+	if *maxSweepRuns < 1 || *maxOwnerSweeps < 1 {
+		return &usageError{"--max-sweep-runs and --max-owner-sweeps: want at least 1"}
+	}
 	if *localWorkers < 0 || (*localWorkers > 0 && *natsSpec == "") {
 		return &usageError{"--local-workers: want a number >= 0, with --nats"}
+	}
+	if *natsSpec != "" {
+		if _, embedded, err := dist.EmbeddedPort(*natsSpec); err != nil {
+			return &usageError{err.Error()}
+		} else if !embedded && !strings.Contains(*natsSpec, "://") {
+			return &usageError{fmt.Sprintf("--nats %q: want embedded, embedded:PORT or a URL such as nats://HOST:4222", *natsSpec)}
+		}
 	}
 	if *ackWait < time.Second {
 		return &usageError{"--nats-ack-wait: want at least 1s"}
@@ -126,12 +138,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer db.Close()
 	var disp *dist.Dispatcher
+	natsURL := ""
 	if *natsSpec != "" {
-		nc, stop, err := natsConnect(ctx, *natsSpec, *dbPath+".nats", dist.ListenHost(*addr), log)
+		nc, url, stop, err := natsConnect(*natsSpec, *dbPath+".nats", dist.ListenHost(*addr), log)
 		if err != nil {
 			return err
 		}
 		defer stop()
+		natsURL = url
 		opt := dist.Options{AckWait: *ackWait}
 		if disp, err = dist.NewDispatcher(ctx, nc, opt, log); err != nil {
 			return err
@@ -151,7 +165,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ClientRuns: *clientRuns, Limits: lim, MaxRuns: *maxRuns, MaxDBBytes: maxBytes, Log: log,
 		MaxBody: body, MaxViewers: *maxViewers, TrainConcurrency: *trainConc, TrainDir: *trainDir, TrainMaxTime: *trainTime,
 		CodeVersion: codeVersion(ctx), Class: &class, InstructorToken: token, AllowOrigins: origins,
-		TLSCert: *tlsCert, TLSKey: *tlsKey}
+		TLSCert: *tlsCert, TLSKey: *tlsKey, MaxSweepRuns: *maxSweepRuns, MaxOwnerSweeps: *maxOwnerSweeps}
 	if disp != nil {
 		cfg.Dispatcher = disp
 	}
@@ -179,6 +193,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintf(stdout, "cclab is serving on %s (database %s)\n", url, *dbPath)
 		fmt.Fprintf(stdout, "instructor: open %s/instructor?token=%s once to manage every run and the class\n", url, token)
+		if natsURL != "" {
+			fmt.Fprintf(stdout, "runs go to workers over NATS at %s: start them with cclab worker --nats %s\n", natsURL, natsURL)
+		}
 		if f, ok := stdout.(*os.File); ok {
 			f.Sync()
 		}

@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 
 // serveProc is a `cclab serve` subprocess.
 type serveProc struct {
-	t     *testing.T
+	t     testing.TB
 	cmd   *exec.Cmd
 	url   string
 	logs  *syncBuffer
@@ -61,7 +61,7 @@ func (b *syncBuffer) String() string {
 }
 
 // startServe runs `cclab serve` on a free loopback port with db.
-func startServe(t *testing.T, db string, extra ...string) *serveProc {
+func startServe(t testing.TB, db string, extra ...string) *serveProc {
 	t.Helper()
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", db}, extra...)
 	cmd := exec.Command(os.Args[0], args...)
@@ -124,13 +124,12 @@ func (s *serveProc) call(method, path string, body any, out any) int {
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(resp.Body)
-	if out != nil {
+	if b, ok := out.(*[]byte); ok {
+		*b = data
+	} else if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
 			s.t.Fatalf("%s %s: %d %v: %s", method, path, resp.StatusCode, err, data)
 		}
-	}
-	if b, ok := out.(*[]byte); ok {
-		*b = data
 	}
 	return resp.StatusCode
 }

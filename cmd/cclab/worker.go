@@ -61,23 +61,22 @@ func cmdWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // natsConnect connects the lab to --nats: an embedded server started here
 // (storing in dir, listening on host) or an existing one by URL. stop
 // closes the connection and shuts the embedded server down.
-func natsConnect(ctx context.Context, spec, dir, host string, log *slog.Logger) (*nats.Conn, func(), error) {
+func natsConnect(spec, dir, host string, log *slog.Logger) (nc *nats.Conn, url string, stop func(), err error) {
 	port, embedded, err := dist.EmbeddedPort(spec)
 	if err != nil {
-		return nil, nil, &usageError{err.Error()}
+		return nil, "", nil, &usageError{err.Error()}
 	}
 	url, stopServer := spec, func() {}
 	if embedded {
 		if url, stopServer, err = dist.StartEmbedded(dir, host, port, log); err != nil {
-			return nil, nil, err
+			return nil, "", nil, err
 		}
 	} else if !strings.Contains(spec, "://") {
-		return nil, nil, &usageError{fmt.Sprintf("--nats %q: want embedded, embedded:PORT or a URL such as nats://HOST:4222", spec)}
+		return nil, "", nil, &usageError{fmt.Sprintf("--nats %q: want embedded, embedded:PORT or a URL such as nats://HOST:4222", spec)}
 	}
-	nc, err := dist.Connect(url, "cclab lab")
-	if err != nil {
+	if nc, err = dist.Connect(url, "cclab lab"); err != nil {
 		stopServer()
-		return nil, nil, err
+		return nil, "", nil, err
 	}
-	return nc, func() { nc.Close(); stopServer() }, nil
+	return nc, url, func() { nc.Close(); stopServer() }, nil
 }

@@ -27,6 +27,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -108,15 +109,33 @@ func Connect(url, name string) (*nats.Conn, error) {
 	return nc, nil
 }
 
-// setup creates (or updates) the work stream, the workers' consumer and
-// the results bucket.
-func setup(ctx context.Context, js jetstream.JetStream, opt Options) (jetstream.Consumer, jetstream.ObjectStore, error) {
-	if _, err := js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{Name: Stream, Subjects: []string{WorkSubject},
-		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: time.Hour}); err != nil {
-		return nil, nil, fmt.Errorf("the work stream: %w", err)
+// setup prepares the work stream, the workers' consumer and the results
+// bucket. The lab (update) creates or updates them with its options; a
+// worker takes them as they are, creating them with its own options only
+// when the lab has not yet, so that the lab's ack wait holds.
+func setup(ctx context.Context, js jetstream.JetStream, opt Options, update bool) (jetstream.Consumer, jetstream.ObjectStore, error) {
+	scfg := jetstream.StreamConfig{Name: Stream, Subjects: []string{WorkSubject},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: time.Hour}
+	ccfg := jetstream.ConsumerConfig{Durable: Consumer, AckPolicy: jetstream.AckExplicitPolicy, AckWait: opt.AckWait,
+		MaxDeliver: opt.MaxDeliver, MaxAckPending: 10_000}
+	var cons jetstream.Consumer
+	var err error
+	if update {
+		if _, err = js.CreateOrUpdateStream(ctx, scfg); err != nil {
+			return nil, nil, fmt.Errorf("the work stream: %w", err)
+		}
+		cons, err = js.CreateOrUpdateConsumer(ctx, Stream, ccfg)
+	} else {
+		if _, err = js.Stream(ctx, Stream); errors.Is(err, jetstream.ErrStreamNotFound) {
+			_, err = js.CreateStream(ctx, scfg)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("the work stream: %w", err)
+		}
+		if cons, err = js.Consumer(ctx, Stream, Consumer); errors.Is(err, jetstream.ErrConsumerNotFound) {
+			cons, err = js.CreateConsumer(ctx, Stream, ccfg)
+		}
 	}
-	cons, err := js.CreateOrUpdateConsumer(ctx, Stream, jetstream.ConsumerConfig{Durable: Consumer,
-		AckPolicy: jetstream.AckExplicitPolicy, AckWait: opt.AckWait, MaxDeliver: opt.MaxDeliver, MaxAckPending: 10_000})
 	if err != nil {
 		return nil, nil, fmt.Errorf("the workers' consumer: %w", err)
 	}

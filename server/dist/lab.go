@@ -29,7 +29,7 @@ func NewDispatcher(ctx context.Context, nc *nats.Conn, opt Options, log *slog.Lo
 	if err != nil {
 		return nil, err
 	}
-	_, obj, err := setup(ctx, js, opt.withDefaults())
+	_, obj, err := setup(ctx, js, opt.withDefaults(), true)
 	if err != nil {
 		return nil, err
 	}

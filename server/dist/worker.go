@@ -39,9 +39,13 @@ func NewWorker(ctx context.Context, nc *nats.Conn, concurrency int, opt Options,
 	if err != nil {
 		return nil, err
 	}
-	cons, obj, err := setup(ctx, js, opt)
+	cons, obj, err := setup(ctx, js, opt, false)
 	if err != nil {
 		return nil, err
+	}
+	// the queue's ack wait (the lab's) paces the keep-alive reports
+	if info, err := cons.Info(ctx); err == nil && info.Config.AckWait > 0 {
+		opt.AckWait = info.Config.AckWait
 	}
 	if concurrency <= 0 {
 		concurrency = 1
