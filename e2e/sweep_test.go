@@ -127,6 +127,9 @@ func TestSweepFromTheLab(t *testing.T) {
 	if s := eval[string](t, ctx, `document.getElementById("summary-table").innerText`); !strings.Contains(s, "8 of 8") {
 		t.Fatalf("the run page of a sweep's run:\n%s", s)
 	}
+	// the run page leads back to its sweep
+	waitJS(t, ctx, `!!document.querySelector('#sweep-note a[href="/sweeps/`+id+`"]')`, 10*time.Second)
+	screenshot(t, ctx, "sweep-run")
 
 	// the list has it, and its owner may delete it (a second click confirms)
 	must(t, ctx, chromedp.Navigate(serverURL+"/sweeps"), chromedp.WaitVisible(chromedp.CSS(`#sweeps-table tr[data-sweep="`+id+`"]`)))

@@ -686,9 +686,10 @@ async function startSweep() {
       return;
     }
     const doc = collect();
+    // no name: the server's ("NAME sweep") also names each run, with its
+    // point's values
     const body = {
       scenario: doc,
-      name: (doc.name || "scenario") + ": " + used.map((a) => a.path || "?").join(" × "),
       grid: used.map((a) => gridArg(a.path, a.text)),
       seeds: $("#sw-seeds").value.trim(),
     };

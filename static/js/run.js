@@ -99,6 +99,18 @@ function bindControls() {
   }
 }
 
+// showSweep says which sweep the run is one point and seed of, and links
+// to it.
+function showSweep(id) {
+  const p = document.createElement("p");
+  p.id = "sweep-note";
+  const a = document.createElement("a");
+  a.href = "/sweeps/" + encodeURIComponent(id);
+  a.textContent = "sweep " + id;
+  p.append("One run of ", a, ": its other points and seeds, and the metrics across them, are there.");
+  document.querySelector("#main > p").after(p);
+}
+
 function showStatus(st) {
   const status = $("status");
   if (status.textContent !== st) {
@@ -116,6 +128,7 @@ async function main() {
   bindControls();
   const run = await api("GET", "/api/runs/" + data.id);
   if (!run.mine) foreign();
+  if (run.sweep) showSweep(run.sweep);
   try {
     const v = await api("POST", "/api/scenarios/validate", run.scenario);
     view.setFlows(v.flows);
