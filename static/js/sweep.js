@@ -250,7 +250,14 @@ function drawTable() {
       h("td", { class: "num" }, has && s.n > 1 ? f(s.lo) + " – " + f(s.hi) : "–"));
     return tr;
   });
-  $("points-table").tBodies[0].replaceChildren(...rows);
+  const body = $("points-table").tBodies[0];
+  const focused = body.contains(document.activeElement) ? document.activeElement.closest("tr[data-index]") : null;
+  body.replaceChildren(...rows);
+  if (focused) {
+    // a row kept focus while the sweep filled in
+    const again = body.querySelector('tr[data-index="' + focused.dataset.index + '"]');
+    if (again) again.focus();
+  }
 }
 
 $("points-table").addEventListener("click", (ev) => {
