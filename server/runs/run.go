@@ -229,8 +229,24 @@ func (x *execution) storeProgress(p *Progress) store.Progress {
 }
 
 // publish hands viewers what is new (progress at most every ProgressEvery
-// unless forced) and writes the series to the sink every FlushEvery.
+// unless forced) and writes the series to the sink every FlushEvery. The
+// end of a run forces the viewers' part only: its series go with the
+// results in one write (a run shorter than FlushEvery then stores one chunk
+// per series and level, which needs no compaction).
 func (x *execution) publish(force bool) {
+	x.publishLive(force)
+	if now := time.Now(); now.Sub(x.lastFlush) >= x.cfg.FlushEvery {
+		x.lastFlush = now
+		x.samples += int64(x.rec.Pending())
+		if err := x.sink.AppendSeries(x.bg, x.r.id, x.rec.Flush(false), x.storeProgress(x.progress())); err != nil && x.err == nil {
+			x.err = fmt.Errorf("storing series: %w", err)
+		}
+	}
+}
+
+// publishLive hands viewers what is new: progress at most every
+// ProgressEvery unless forced.
+func (x *execution) publishLive(force bool) {
 	now := time.Now()
 	var p *Progress
 	if force || now.Sub(x.lastProgress) >= x.cfg.ProgressEvery {
@@ -241,16 +257,6 @@ func (x *execution) publish(force bool) {
 		x.pub.publish(x.obs.newKeys, x.pending, p)
 		x.obs.newKeys = x.obs.newKeys[:0]
 		x.pending = x.pending[:0]
-	}
-	if force || now.Sub(x.lastFlush) >= x.cfg.FlushEvery {
-		x.lastFlush = now
-		if p == nil {
-			p = x.progress()
-		}
-		x.samples += int64(x.rec.Pending())
-		if err := x.sink.AppendSeries(x.bg, x.r.id, x.rec.Flush(false), x.storeProgress(p)); err != nil && x.err == nil {
-			x.err = fmt.Errorf("storing series: %w", err)
-		}
 	}
 }
 
@@ -373,7 +379,7 @@ func (x *execution) finish() {
 	case x.end == store.StatusRunning:
 		x.end = store.StatusDone
 	}
-	x.publish(true)
+	x.publishLive(true)
 	w := x.wall()
 	res := s.Result()
 	sum := report.Summarize(res, json.RawMessage(r.scenario), w)
