@@ -723,22 +723,30 @@ func (s *Server) handleDeleteSweep(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// sweepResults loads and evaluates the request's sweep, answering the
+// error itself (ok false).
+func (s *Server) sweepResults(w http.ResponseWriter, r *http.Request) (sw *store.Sweep, v sweepJSON, points []sweep.PointResult, ok bool) {
+	sw, err := s.sweepByID(r)
+	if err == nil {
+		v, err = s.sweepView(r, sw, true)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return nil, v, nil, false
+	}
+	points = make([]sweep.PointResult, len(v.Points))
+	for i, p := range v.Points {
+		points[i] = p.PointResult
+	}
+	return sw, v, points, true
+}
+
 // handleSweepCSV answers sweep.csv: one row per point, mean and 95%
 // confidence interval of every metric over the point's finished runs.
 func (s *Server) handleSweepCSV(w http.ResponseWriter, r *http.Request) {
-	sw, err := s.sweepByID(r)
-	if err != nil {
-		s.writeError(w, r, err)
+	sw, v, points, ok := s.sweepResults(w, r)
+	if !ok {
 		return
-	}
-	v, err := s.sweepView(r, sw, true)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	points := make([]sweep.PointResult, len(v.Points))
-	for i, p := range v.Points {
-		points[i] = p.PointResult
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="sweep-`+sw.ID+`.csv"`)
@@ -750,19 +758,9 @@ func (s *Server) handleSweepCSV(w http.ResponseWriter, r *http.Request) {
 // handleSweepJSON answers sweep.json: the spec, the metrics and the points,
 // as `cclab sweep` writes it (runs named by id).
 func (s *Server) handleSweepJSON(w http.ResponseWriter, r *http.Request) {
-	sw, err := s.sweepByID(r)
-	if err != nil {
-		s.writeError(w, r, err)
+	sw, v, points, ok := s.sweepResults(w, r)
+	if !ok {
 		return
-	}
-	v, err := s.sweepView(r, sw, true)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	points := make([]sweep.PointResult, len(v.Points))
-	for i, p := range v.Points {
-		points[i] = p.PointResult
 	}
 	w.Header().Set("Content-Disposition", `attachment; filename="sweep-`+sw.ID+`.json"`)
 	writeJSON(w, http.StatusOK, map[string]any{"spec": v.Spec, "metrics": v.Metrics, "points": points,
