@@ -296,6 +296,7 @@ async function drawTopology(v) {
   const key = keyOf(v.hosts || [], v.ports || []);
   if (key === topoKey) return;
   topoKey = key;
+  view.clearSelection(); // another topology: the clicked ports and host may not exist there
   const resp = await fetch("/ui/topology", {
     method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ hosts: v.hosts, ports: v.ports }),

@@ -87,10 +87,26 @@ export class RunView {
     const stats = document.getElementById("qp-stats");
     if (stats) stats.hidden = true;
     this.showMarkers();
+    this.clearSelection(); // a new run starts with the busiest ports and the first flows
+  }
+
+  // clearSelection forgets the clicked ports and host (a new run, another
+  // topology: they may not exist there).
+  clearSelection() {
+    const ports = this.selectedPorts !== null;
+    const flows = this.selectedFlows !== null;
+    this.selectedPorts = null;
+    this.selectedFlows = null;
+    this.host = null;
+    if (ports) this.rebuild("queue");
+    if (flows) this.rebuild("flows");
+    this.markTopology();
   }
 
   setFlows(flows) {
     this.flows = flows || [];
+    // a selected host's flows are those of the new workload
+    if (this.host) this.selectedFlows = new Set(this.flows.filter((f) => f.src === this.host || f.dst === this.host).map((f) => String(f.id)));
   }
 
   // ---- topology interaction ----
