@@ -7,6 +7,7 @@ import { fmt } from "./charts/index.js";
 import { RunView } from "./runview.js";
 import { getPath, pruneEmpty, readInput, setPath, writeInput } from "./lab-fields.js";
 import { axisOfField, gridArg, parseSeeds, parseValues, runCount } from "./sweep-grid.js";
+import { noteFork } from "./fork.js";
 
 const $ = (sel, root) => (root || document).querySelector(sel);
 const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
@@ -314,6 +315,7 @@ async function save() {
   const doc = collect();
   const r = await api("POST", "/api/scenarios", doc);
   if (r.id !== scenarioId) {
+    noteFork(api, scenarioId, r.id); // not a silent fork: say what it is
     scenarioId = r.id;
     history.replaceState(null, "", "/s/" + r.id);
   }
