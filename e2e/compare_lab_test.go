@@ -168,6 +168,7 @@ func TestRunPageParamsAtStart(t *testing.T) {
 	if !strings.Contains(change, "ai: "+ai+" → 40") {
 		t.Fatalf("the change reads %q (ai at the start %s)", change, ai)
 	}
+	waitJS(t, ctx, `document.body.dataset.charts === "ready" && document.body.dataset.markers === "1"`, 20*time.Second)
 	screenshot(t, ctx, "run-params-at-start")
 	noErrors(t, ctx)
 }
