@@ -318,8 +318,6 @@ func (s *Server) comparePage(r *http.Request, ids []string) (web.ComparePage, er
 		}
 		c.Rows = append(c.Rows, cr)
 	}
-	if slices.ContainsFunc(status, func(st string) bool { return !store.Terminal(st) }) {
-		c.Pending = true
-	}
+	c.Pending = slices.ContainsFunc(status, func(st string) bool { return st != store.StatusDone })
 	return c, nil
 }

@@ -141,7 +141,7 @@ type ComparePage struct {
 	Cols         []CompareCol    // one per run
 	Params       []CompareParams // one per run
 	RunAllFrom   string          // the run "run with every algorithm" keeps as one of the compared runs
-	Pending      bool            // a run has not ended: no value is marked best yet
+	Pending      bool            // a run is not done (still going, stopped or failed): no value is marked best
 	Defaults     bool            // the runs after the first were started with their algorithms' defaults
 }
 

@@ -818,7 +818,7 @@ func ComparePageView(c ComparePage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				} else if c.Pending && len(c.Runs) > 1 {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 79, "<p class=\"notice\" id=\"pending-note\">Some runs have not ended: no value is marked best until they have.</p>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 79, "<p class=\"notice\" id=\"pending-note\">No value is marked best: not every run is done (one is still going, or was stopped or failed).</p>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
