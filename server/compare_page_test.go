@@ -1,6 +1,7 @@
 package server
 
 import (
+	"strings"
 	"testing"
 
 	"cclab/store"
@@ -58,5 +59,47 @@ func TestSameScenarioIgnoresCC(t *testing.T) {
 	}
 	if sameScenario([]*store.Run{a, b, c}, [][]byte{da, db, dc}) {
 		t.Error("runs of different workloads are the same scenario")
+	}
+}
+
+func TestCompareColumns(t *testing.T) {
+	run := func(id, algo, cc, params string) *store.Run {
+		return &store.Run{ID: id, Algorithm: algo, Params: []byte(params),
+			Scenario: []byte(`{"name":"x","topology":{"kind":"dumbbell","senders":2},"workload":[{"kind":"flows","flows":[{"src":"h0","dst":"r0","size":"1MB"}]}],"cc":` + cc + `}`)}
+	}
+	runs := []*store.Run{
+		run("a", "dcqcn", `{"algorithm":"dcqcn"}`, `{"ai":20,"g":0.5}`),
+		run("b", "dcqcn", `{"algorithm":"dcqcn","params":{"ai":40}}`, `{"ai":40,"g":0.5}`),
+		run("c", "hpcc", `{"algorithm":"hpcc"}`, `{"ai":40,"eta":0.95}`),
+	}
+	cols, params := compareColumns(runs)
+	var labels []string
+	for _, c := range cols {
+		labels = append(labels, c.Label)
+	}
+	if got := strings.Join(labels, "|"); got != "dcqcn, defaults|dcqcn, ai=40|hpcc" {
+		t.Errorf("labels %s", got)
+	}
+	marked := func(i int) string {
+		var out []string
+		for _, p := range params[i].Items {
+			if p.Differs {
+				out = append(out, p.Name+"="+p.Value)
+			}
+		}
+		return strings.Join(out, ",")
+	}
+	if marked(0) != "ai=20" || marked(1) != "ai=40" || marked(2) != "" {
+		t.Errorf("marked %q %q %q", marked(0), marked(1), marked(2))
+	}
+}
+
+func TestChangeRows(t *testing.T) {
+	rows := changeRows(map[string]float64{"ai": 20}, []store.RunEvent{
+		{AtPS: 3_000_000, Params: map[string]float64{"ai": 40}},
+		{AtPS: 5_000_000, Params: map[string]float64{"ai": 60, "hai": 1}},
+	})
+	if len(rows) != 2 || rows[0].Value != "ai: 20 → 40" || rows[1].Value != "ai: 40 → 60, hai → 1" {
+		t.Errorf("rows %+v", rows)
 	}
 }
