@@ -151,3 +151,42 @@ func TestRunPageTopFlows(t *testing.T) {
 	waitJS(t, ctx, n+` === 8`, 10*time.Second)
 	noErrors(t, ctx)
 }
+
+// TestLabLayoutAndLiveAggregates: on a wide screen the editor and the
+// charts are side by side, the editor scrolls on its own, and the Run
+// button stays in view however far the page is scrolled; a run draws the
+// aggregate charts live.
+func TestLabLayoutAndLiveAggregates(t *testing.T) {
+	ctx := browser(t)
+	must(t, ctx, chromedp.Navigate(serverURL+"/s/incast-8to1"))
+	waitJS(t, ctx, `document.body.dataset.valid === "true"`, 20*time.Second)
+	side := eval[bool](t, ctx, `(() => { const e = document.querySelector(".lab > .editor").getBoundingClientRect();
+		const c = document.getElementById("chart-queue").getBoundingClientRect();
+		return e.right <= c.left && c.top < innerHeight; })()`)
+	if !side {
+		t.Fatal("the editor and the charts are not side by side, or the first chart is out of view")
+	}
+	inView := `(() => { const r = document.getElementById("run-btn").getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })()`
+	eval[bool](t, ctx, `(() => { window.scrollTo(0, document.body.scrollHeight); return true; })()`)
+	waitJS(t, ctx, `scrollY > 0`, 5*time.Second)
+	if !eval[bool](t, ctx, inView) {
+		t.Fatal("the Run button scrolled out of view")
+	}
+	eval[bool](t, ctx, `(() => { window.scrollTo(0, 0); return true; })()`)
+	must(t, ctx, chromedp.Click(chromedp.CSS("#run-btn")))
+	waitJS(t, ctx, `Number(document.getElementById("chart-total").dataset.points || 0) > 0 && Number(document.getElementById("chart-active").dataset.points || 0) > 0`, 30*time.Second)
+	waitJS(t, ctx, `document.getElementById("status").textContent === "done"`, 60*time.Second)
+	eval[bool](t, ctx, `(() => { window.scrollTo(0, document.getElementById("chart-tput").getBoundingClientRect().top + scrollY - 300); return true; })()`)
+	if !eval[bool](t, ctx, inView) {
+		t.Fatal("the Run button scrolled out of view")
+	}
+	screenshot(t, ctx, "lab-side-by-side")
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("screenshots/lab-side-by-side-viewport.png", png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noErrors(t, ctx)
+}
