@@ -190,3 +190,39 @@ func TestLabLayoutAndLiveAggregates(t *testing.T) {
 	}
 	noErrors(t, ctx)
 }
+
+// TestLargeTopology: a 1024-host fat-tree opens with its pods collapsed;
+// zoom, fit, opening one pod and expanding all work.
+func TestLargeTopology(t *testing.T) {
+	ctx := browser(t)
+	must(t, ctx, chromedp.Navigate(serverURL+"/s/fattree1024-permutation-hpcc"))
+	waitJS(t, ctx, `document.getElementById("topology-view").dataset.pods`, 30*time.Second)
+	box := `document.getElementById("topology-view").dataset`
+	pods := eval[int](t, ctx, `Number(`+box+`.pods)`)
+	if pods < 2 || eval[int](t, ctx, `Number(`+box+`.collapsed)`) != pods || eval[int](t, ctx, `Number(`+box+`.hosts)`) != 1024 {
+		t.Fatalf("topology state %s", eval[string](t, ctx, `JSON.stringify(`+box+`)`))
+	}
+	visibleHosts := `[...document.querySelectorAll("#topology-view .node.host")].filter((n) => n.getBoundingClientRect().width > 0).length`
+	if n := eval[int](t, ctx, visibleHosts); n != 0 {
+		t.Fatalf("%d hosts drawn with every pod collapsed", n)
+	}
+	screenshot(t, ctx, "topology-large-collapsed")
+	must(t, ctx, chromedp.Click(chromedp.CSS("#topo-zoom-in")))
+	must(t, ctx, chromedp.Click(chromedp.CSS("#topo-zoom-in")))
+	waitJS(t, ctx, box+`.zoom === "4.00"`, 5*time.Second)
+	must(t, ctx, chromedp.Click(chromedp.CSS("#topo-fit")))
+	waitJS(t, ctx, box+`.zoom === "1.00"`, 5*time.Second)
+	// open the first pod with the keyboard
+	must(t, ctx, chromedp.Focus(chromedp.CSS(`#topology-view .pod[data-pod="0"]`)), chromedp.KeyEvent("\r"))
+	waitJS(t, ctx, fmt.Sprintf(`Number(%s.collapsed) === %d`, box, pods-1), 5*time.Second)
+	if n := eval[int](t, ctx, visibleHosts); n != 1024/pods {
+		t.Fatalf("%d hosts drawn with one pod open, want %d", n, 1024/pods)
+	}
+	must(t, ctx, chromedp.Click(chromedp.CSS("#topo-zoom-in")))
+	screenshot(t, ctx, "topology-large-one-pod")
+	must(t, ctx, chromedp.Click(chromedp.CSS("#topo-fit")), chromedp.Click(chromedp.CSS("#topo-pods")))
+	waitJS(t, ctx, box+`.collapsed === "0"`, 5*time.Second)
+	must(t, ctx, chromedp.Click(chromedp.CSS("#topo-pods")))
+	waitJS(t, ctx, fmt.Sprintf(`%s.collapsed === "%d"`, box, pods), 5*time.Second)
+	noErrors(t, ctx)
+}

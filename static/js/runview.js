@@ -7,6 +7,7 @@ import { fmt, running, timeChart } from "./charts/index.js";
 import { busiest } from "./charts/shape.js";
 import { help, isPortMetric, unit } from "./vocabulary.js";
 import { FlowCharts } from "./flowcharts.js";
+import { bindTopoZoom } from "./topozoom.js";
 
 const FLOW_CHARTS = ["throughput_bps", "cwnd_bytes", "rate_bps", "qp_solve_ns"];
 const DEFAULT_FLOWS = 8;
@@ -35,6 +36,7 @@ export class RunView {
     this.makeCharts();
     this.fc = new FlowCharts(this);
     this.bindTopology();
+    bindTopoZoom();
     const sel = document.getElementById("algo-series");
     if (sel) {
       sel.addEventListener("change", () => { this.setAlgoMetric(sel.value); this.rebuild("algo"); });

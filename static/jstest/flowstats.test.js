@@ -79,3 +79,15 @@ test("convergence is the first time a flow stays within 10% of its fair share fo
   const never = convergence([{ key: "2", dst: "h", t: [0, 1], v: [1, 1] }], { h: 10 }, 0.1, 3);
   assert.equal(never[0].time, null);
 });
+
+test("findPods: the groups left when the top tier is taken out", async () => {
+  const { findPods, portEnds } = await import("../js/topozoom.js");
+  assert.deepEqual(portEnds("t0->h1#2"), ["t0", "h1"]);
+  // two pods of one ToR and two hosts each, under one core
+  const nodes = { c0: { y: 0 }, t0: { y: 1 }, t1: { y: 1 }, h0: { y: 2, host: true }, h1: { y: 2, host: true }, h2: { y: 2, host: true }, h3: { y: 2, host: true } };
+  const links = [["c0", "t0"], ["c0", "t1"], ["t0", "h0"], ["t0", "h1"], ["t1", "h2"], ["t1", "h3"]];
+  const pods = findPods(nodes, links).map((p) => p.sort());
+  assert.deepEqual(pods.sort(), [["h0", "h1", "t0"], ["h2", "h3", "t1"]]);
+  // a star (two tiers) has no pods
+  assert.deepEqual(findPods({ s: { y: 0 }, h: { y: 1, host: true } }, [["s", "h"]]), []);
+});
