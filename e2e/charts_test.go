@@ -225,4 +225,10 @@ func TestLargeTopology(t *testing.T) {
 	must(t, ctx, chromedp.Click(chromedp.CSS("#topo-pods")))
 	waitJS(t, ctx, fmt.Sprintf(`%s.collapsed === "%d"`, box, pods), 5*time.Second)
 	noErrors(t, ctx)
+
+	// RCC's 320-host fat-tree opens folded too
+	must(t, ctx, chromedp.Navigate(serverURL+"/s/rcc-fattree320-websearch"))
+	waitJS(t, ctx, box+`.hosts === "320" && Number(`+box+`.pods) >= 2 && `+box+`.collapsed === `+box+`.pods`, 30*time.Second)
+	screenshot(t, ctx, "topology-fattree320")
+	noErrors(t, ctx)
 }

@@ -72,7 +72,8 @@ export function bindTopoZoom() {
     st.svg.setAttribute("viewBox", [c.x, c.y, c.w, c.h].map((v) => v.toFixed(1)).join(" "));
     box.dataset.zoom = (st.view.w / c.w).toFixed(2);
     // pod labels keep a readable size on screen
-    const px = (st.svg.getBoundingClientRect().width || 900) / c.w;
+    const r = st.svg.getBoundingClientRect();
+    const px = Math.min((r.width || 900) / c.w, (r.height || 1e9) / c.h); // the drawing is fitted, letterboxed
     for (const t of st.layer.querySelectorAll("text")) t.setAttribute("font-size", (12 / px).toFixed(2));
   }
 
@@ -150,12 +151,13 @@ export function bindTopoZoom() {
     const w = acc - full.x;
     st.view = { x: full.x, y: full.y, w, h: full.h };
     st.cur = { ...st.view };
-    const px = (svg.getBoundingClientRect().width || 900) / w; // screen px per unit
-    const font = 12 / px;
+    const font = 12;
     st.layer.textContent = "";
     pods.forEach((p, i) => {
       if (!p.collapsed) return;
-      const x0 = f(p.x0) - 12 * Math.min(1, st.squeeze * 8), x1 = f(p.x1) + 12 * Math.min(1, st.squeeze * 8);
+      const sg = segs[i];
+      const pad = Math.max(0.5, Math.min(12, ((sg.hi - sg.lo) * sg.k - (f(p.x1) - f(p.x0))) / 2 - 1));
+      const x0 = f(p.x0) - pad, x1 = f(p.x1) + pad;
       const glyph = svgEl("g", { class: "pod", "data-pod": i, tabindex: 0, role: "button", "aria-label": "pod " + (i + 1) + ": " + p.hosts + " hosts, " + (p.members.length - p.hosts) + " switches; open it" });
       for (const o of p.outside) {
         const n = nodes[o];
