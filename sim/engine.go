@@ -283,6 +283,7 @@ type flowState struct {
 	cnpEver    bool
 	delivered  int64
 	sampledDel float64 // delivered less rxPending at the previous sample
+	sampledAt  Time    // the previous sample, or the flow's start
 	// rxPending bytes of delivered payload not yet counted by throughput_bps
 	// at rxPendAt: each delivery is spread over the time the receiver's
 	// link takes to carry it (rxDeliver)

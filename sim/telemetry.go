@@ -42,7 +42,7 @@ type MetricInfo struct {
 // BuiltinMetrics lists the built-in series in metric-id order.
 var BuiltinMetrics = [numBuiltinMetrics]MetricInfo{
 	{"queue_bytes", "queue", "B", true, true, "Bytes queued in the egress port at the sample instant, all priorities, wire bytes."},
-	{"throughput_bps", "throughput", "bps", false, false, "Payload bytes delivered to the receiver during the last interval × 8 / interval, each packet counted as it crosses the link into the receiver (so never above that link's rate)."},
+	{"throughput_bps", "throughput", "bps", false, false, "Payload bytes delivered to the receiver during the last interval × 8 / interval, each packet counted as it crosses the link into the receiver (so never above that link's rate); a flow's first sample covers only its part of the interval."},
 	{"rate_bps", "sending rate", "bps", false, false, "The sender's pacing rate; omitted while unlimited."},
 	{"cwnd_bytes", "window", "B", false, false, "The sender's window; omitted while the algorithm uses none."},
 	{"pfc_pause", "PFC pause", "", true, true, "1 if the port is paused by PFC at the sample instant, else 0."},
@@ -188,6 +188,7 @@ func (t *telemetry) flowStarted(s *Sim, id int32) {
 	}
 	t.active[i] = id
 	s.flows[id].sampledDel = s.flowCounted(&s.flows[id])
+	s.flows[id].sampledAt = s.now
 }
 
 // rxRate is the rate of the link into a flow's receiver, bits per second.
@@ -307,9 +308,13 @@ func (t *telemetry) sample(s *Sim) {
 	}
 	for _, id := range act {
 		f := &s.flows[id]
-		c := s.flowCounted(f)
-		b = append(b, Sample{now, MetricThroughput, id, (c - f.sampledDel) * 8 / secs})
-		f.sampledDel = c
+		// a flow that started during the interval: over its part of it
+		c, dt := s.flowCounted(f), secs
+		if f.sampledAt > now-t.interval && f.sampledAt < now {
+			dt = float64(now-f.sampledAt) / float64(Second)
+		}
+		b = append(b, Sample{now, MetricThroughput, id, (c - f.sampledDel) * 8 / dt})
+		f.sampledDel, f.sampledAt = c, now
 	}
 	for _, id := range act {
 		if f := &s.flows[id]; f.rate != cc.Unlimited {
