@@ -63,7 +63,8 @@ export class FlowCharts {
   // throughput chart is made anew to state it in its title (and PNG).
   noteSpacing(d) {
     if (this.windowNs || d.t.length < 2) return;
-    const sp = d.t[1] - d.t[0];
+    let sp = 0;
+    for (let j = 1; j < d.t.length && !(sp > 0); j++) sp = d.t[j] - d.t[j - 1];
     if (!(sp > 0)) return;
     this.windowNs = averageWindow(sp);
     const ch = this.view.charts.throughput_bps;
