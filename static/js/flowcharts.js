@@ -66,6 +66,7 @@ export class FlowCharts {
     let sp = 0;
     for (let j = 1; j < d.t.length && !(sp > 0); j++) sp = d.t[j] - d.t[j - 1];
     if (!(sp > 0)) return;
+    this.spacingNs = sp;
     this.windowNs = averageWindow(sp);
     const ch = this.view.charts.throughput_bps;
     if (ch) {

@@ -44,7 +44,7 @@ export function drawConvergence(view) {
   const anchor = document.getElementById("aggregates");
   if (!anchor) return;
   const win = view.fc.windowNs;
-  const spacing = win / 10; // the chart bucket (averageWindow: 10 points)
+  const spacing = view.fc.spacingNs || 0; // the chart bucket
   const series = [];
   view.keys.forEach((k, i) => {
     if (k && k.metric === "throughput_bps") {
