@@ -108,6 +108,10 @@ type Finish struct {
 	Chunks        []Chunk // the series' last chunks (Recorder.Flush(true))
 	Flows         []sim.FlowResult
 	Summary       []byte // summary.json
+	// DeferCompaction leaves the chunks as they are, for CompactRun to
+	// merge after the run's end is stored and shown (compacting a big run
+	// takes seconds: its viewers need not wait for it). Not sent by workers.
+	DeferCompaction bool `json:"-"`
 }
 
 // NewRunID returns a new random run id: 16 lowercase hex digits.
@@ -517,8 +521,10 @@ func (db *DB) FinishRun(ctx context.Context, runID string, f Finish) error {
 		if err := insertChunks(ctx, tx, rid, f.Chunks); err != nil {
 			return err
 		}
-		if err := compactRun(ctx, tx, rid); err != nil {
-			return fmt.Errorf("compacting the series: %w", err)
+		if !f.DeferCompaction {
+			if err := compactRun(ctx, tx, rid); err != nil {
+				return fmt.Errorf("compacting the series: %w", err)
+			}
 		}
 		if err := insertFlows(ctx, tx, rid, f.Flows); err != nil {
 			return err
@@ -532,6 +538,23 @@ func (db *DB) FinishRun(ctx context.Context, runID string, f Finish) error {
 	})
 	if err != nil {
 		return fmt.Errorf("store: finish run %s: %w", runID, err)
+	}
+	return nil
+}
+
+// CompactRun merges a finished run's short chunks (see FinishRun and
+// Finish.DeferCompaction) in a transaction of its own; the points do not
+// change.
+func (db *DB) CompactRun(ctx context.Context, runID string) error {
+	err := db.write(ctx, func(tx *sql.Tx) error {
+		rid, err := runKey(ctx, tx, runID)
+		if err != nil {
+			return err
+		}
+		return compactRun(ctx, tx, rid)
+	})
+	if err != nil {
+		return fmt.Errorf("store: compact run %s: %w", runID, err)
 	}
 	return nil
 }

@@ -394,8 +394,11 @@ func (x *execution) finish() {
 	x.pub.publish(x.obs.newKeys, x.pending, nil)
 	p := x.progress()
 	p.Status = x.end
+	compacter, deferred := x.sink.(interface {
+		CompactRun(ctx context.Context, id string) error
+	})
 	fin := store.Finish{Status: x.end, Error: x.endMsg, At: time.Now(), Progress: x.storeProgress(p), Chunks: chunks,
-		Flows: res.Flows, Summary: sumBuf.Bytes()}
+		Flows: res.Flows, Summary: sumBuf.Bytes(), DeferCompaction: deferred}
 	if err := x.sink.FinishRun(x.bg, r.id, fin); err != nil {
 		x.log.Error("storing the results", "err", err)
 		x.end, x.endMsg = store.StatusFailed, fmt.Sprintf("storing the results: %v", err)
@@ -410,6 +413,13 @@ func (x *execution) finish() {
 	}
 	x.pub.finish(final)
 	r.rejectOps()
+	if deferred {
+		// after the viewers know the run ended: a big run's series take
+		// seconds to compact, which a Stop would otherwise wait for
+		if err := compacter.CompactRun(x.bg, r.id); err != nil {
+			x.log.Error("compacting the series", "err", err)
+		}
+	}
 	x.log.Info("run ended", "status", x.end, "sim_ms", float64(s.Now())/float64(sim.Millisecond),
 		"events", s.Events(), "wall_s", w.Seconds(), "flows_finished", s.FlowsFinished())
 }
