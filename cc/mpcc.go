@@ -127,6 +127,18 @@ func mpccAlgorithm() *Algorithm {
 			{Name: "maxBDP", Kind: KindBytes, Unit: "B", Default: 0, Min: 0, Max: 1e9, Live: false,
 				Help: "P_BD, the window cap and model constant; 0 uses the flow's max BDP (host.bdp). The thesis prints \"30000 bytes\" for Exp. 1 where HPCC's formula gives 3750 B (extract §4.1): set 30000 to try the literal reading."},
 		},
+		Presets: []Preset{
+			{Name: "wq1_wr1", Help: "Thesis §5.2.1, W_Q:W_R 1:1: the queue weighs most, it drains fastest (140 µs in Exp. 1) with the most window swings.",
+				Values: map[string]float64{"wq": 1, "wr": 1}},
+			{Name: "wq1_wr100", Help: "Thesis §5.2.1, W_Q:W_R 1:100: the fair share weighs most, smoothest and slowest to drain (176 µs in Exp. 1).",
+				Values: map[string]float64{"wq": 1, "wr": 100}},
+			{Name: "horizon3", Help: "Thesis §5.2.2, horizon 3: converges as fast as 5 at 1:10, with the cheapest solves (256 µs vs 344 µs each there).",
+				Values: map[string]float64{"horizon": 3}},
+			{Name: "every4", Help: "The thesis' future work: solve on every 4th ACK instead of every ACK, a quarter of the solves.",
+				Values: map[string]float64{"every": 4}},
+			{Name: "literal", Help: "The thesis read literally: P_BD 30000 bytes as printed for Exp. 1, and no raise to the fair share when queues are empty.",
+				Values: map[string]float64{"maxBDP": 30000, "growOnEmpty": 0}},
+		},
 		AckHighPriority: false,
 		INT:             IntSpec{FixedBytes: mpccIntBytes, FlowCount: true, FlowCountTimeoutParam: "countTimeout"},
 		// the pacing rate follows the window on every ACK, as HPCC's ChangeRate

@@ -16,7 +16,11 @@ import (
 func TestAlgorithmsAndLibrary(t *testing.T) {
 	s := newTestServer(t, Config{})
 	var algos []struct {
-		Name   string `json:"name"`
+		Name    string `json:"name"`
+		Presets []struct {
+			Name string `json:"name"`
+			Help string `json:"help"`
+		} `json:"presets"`
 		Params []struct {
 			Name string  `json:"name"`
 			Unit string  `json:"unit"`
@@ -26,8 +30,19 @@ func TestAlgorithmsAndLibrary(t *testing.T) {
 	}
 	s.must(200, "GET", "/api/algorithms", nil, &algos)
 	names := map[string]int{}
+	presets := map[string]bool{}
 	for _, a := range algos {
 		names[a.Name] = len(a.Params)
+		for _, p := range a.Presets {
+			presets[a.Name+"/"+p.Name] = p.Help != ""
+		}
+	}
+	// MPCC and HPCC have presets from their papers, as the others do
+	for _, want := range []string{"mpcc/wq1_wr1", "mpcc/wq1_wr100", "mpcc/horizon3", "mpcc/every4", "mpcc/literal",
+		"hpcc/maxstage5", "hpcc/eta90", "hpcc/hpai50", "hpcc/per_rtt", "dcqcn/dcqcn_paper"} {
+		if !presets[want] {
+			t.Errorf("preset %s missing or without help", want)
+		}
 	}
 	for _, want := range []string{"none", "dcqcn", "timely", "dctcp", "hpcc", "qcn", "mpcc"} {
 		if names[want] == 0 {
