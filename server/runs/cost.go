@@ -22,6 +22,14 @@ type Cost struct {
 	// series × sampling steps, plus 3 series per sampled flow over at least
 	// its time at line rate.
 	Samples float64 `json:"samples"`
+	// ExpectSimSeconds is the simulated time the run is expected to reach:
+	// its duration, or when it runs until every flow finishes, SimSeconds or
+	// later when flows into one receiver share its link (a guide for the
+	// user: pacing, progress; SimSeconds is what the limits check).
+	ExpectSimSeconds float64 `json:"expectSimSeconds"`
+	// WallSeconds is the expected wall time as fast as possible (see
+	// estimateWall): a guide for the user, not a limit.
+	WallSeconds float64 `json:"wallSeconds"`
 }
 
 // Limits bound what one run may cost; zero means no limit.
@@ -96,6 +104,11 @@ func Estimate(cfg *sim.Config) Cost {
 		c.Packets += math.Ceil(bytes / float64(mtu))
 	}
 	c.SimSeconds = float64(end) / float64(sim.Second)
+	c.ExpectSimSeconds = c.SimSeconds
+	if cfg.Duration == 0 {
+		c.ExpectSimSeconds = float64(expectEnd(cfg, end, minHostRate)) / float64(sim.Second)
+	}
+	c.WallSeconds = estimateWall(cfg, c, end, minHostRate, mtu)
 	if iv := cfg.Telemetry.Interval; iv > 0 {
 		steps := float64(end) / float64(iv)
 		ports := float64(2 * len(cfg.Links))
@@ -112,6 +125,79 @@ func Estimate(cfg *sim.Config) Cost {
 		}
 	}
 	return c
+}
+
+// expectEnd is when a run without a duration is expected to end: no sooner
+// than end, nor than all the bytes into one receiver take through its link
+// from the first one's start.
+func expectEnd(cfg *sim.Config, end sim.Time, hostRate int64) sim.Time {
+	type dst struct {
+		first sim.Time
+		bytes float64
+	}
+	into := map[int]*dst{}
+	for _, f := range cfg.Flows {
+		d := into[f.Dst]
+		if d == nil {
+			d = &dst{first: f.Start}
+			into[f.Dst] = d
+		}
+		d.first = min(d.first, f.Start)
+		d.bytes += float64(f.Size)
+	}
+	for _, d := range into {
+		end = max(end, d.first+sim.Time(d.bytes*8/float64(hostRate)*float64(sim.Second)))
+	}
+	return min(end, sim.MaxDuration)
+}
+
+// Expected wall time. The engine runs about eventsPerSecond events a
+// second on one core of a small topology, fewer on a large one (its state
+// outgrows the caches: measured 10-14 M/s on 3-17 hosts, 5-10 M/s on 16-128,
+// 2.7 M/s on 1024 hosts), and a learned algorithm (a neural network per
+// decision) a third to a sixth of that. A data packet costs about
+// eventsPerHop events per switch on its path (queueing, transmission, the
+// ACK's way back; measured 4 on one switch, 9 on two, 12-16 on fat-trees).
+// A run with a duration sends at most what the receivers' links take in it.
+// Against the library run on 2 shared cores: mostly within a factor of 2
+// (mpcc-exp3-*: 1.2-2.4 s for 1.2-3.1 s measured; fattree1024-permutation-
+// hpcc 5.1 s for 3.1 s; fdcc-fattree-48to1 5.8 s for 6.7 s), up to 6 times
+// over on the 1024-host data-mining runs (36 s for 5.7 s).
+const (
+	eventsPerSecond = 10e6
+	eventsPerHop    = 4.0
+)
+
+// estimateWall is the expected wall time of a run as fast as possible.
+func estimateWall(cfg *sim.Config, c Cost, end sim.Time, hostRate, mtu int64) float64 {
+	if c.Flows == 0 {
+		return 0
+	}
+	// packets each receiver takes in: what is sent to it, at most its link
+	// for the simulated time
+	toDst := map[int]float64{}
+	for _, f := range cfg.Flows {
+		toDst[f.Dst] += float64(f.Size)
+	}
+	capBytes := float64(end) / float64(sim.Second) * float64(hostRate) / 8
+	var packets float64
+	for _, b := range toDst {
+		if cfg.Duration > 0 {
+			b = math.Min(b, capBytes)
+		}
+		packets += math.Ceil(b / float64(mtu))
+	}
+	packets = math.Min(packets, c.Packets)
+	switches := len(cfg.Nodes) - c.Hosts
+	hops := math.Min(5, 1+math.Log2(math.Max(1, float64(switches))))
+	rate := eventsPerSecond / (1 + float64(c.Hosts)/256)
+	for _, a := range cfg.Algos {
+		if a.Algo != nil && a.Algo.WithPolicy != nil {
+			rate /= 3
+			break
+		}
+	}
+	return packets * eventsPerHop * hops / rate
 }
 
 // Check refuses a run that exceeds a limit, naming the limit (nil: within
