@@ -8,6 +8,7 @@ import { RunView } from "./runview.js";
 import { getPath, pruneEmpty, readInput, setPath, writeInput } from "./lab-fields.js";
 import { axisOfField, gridArg, parseSeeds, parseValues, runCount } from "./sweep-grid.js";
 import { noteFork } from "./fork.js";
+import { costText, expectedWall, needsConfirm, simSeconds, simulatedText, slowMotion } from "./guide.js";
 
 const $ = (sel, root) => (root || document).querySelector(sel);
 const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
@@ -275,6 +276,7 @@ async function validate() {
     hosts = v.hosts || [];
     view.setFlows(v.flows);
     if (!v.runnable && v.limit) showErrors(v.limit.errors);
+    showCost();
     drawTopology(v);
     if (!$("#sweep-panel").hidden) fillSweepChoices(); // workloads and values may have changed
     document.body.dataset.valid = "true";
@@ -404,8 +406,8 @@ function onProgress(p) {
   const sp = $("#speed");
   const want = p.speed === "max" || p.speed === undefined ? "max" : String(p.speed);
   if (document.activeElement !== sp && sp.value !== want) writeInput(sp, want);
-  const total = lastValid && base.duration ? " of " + base.duration : "";
-  $("#progress-text").textContent = "simulated " + fmt.ns(p.simNs) + total + ", " +
+  const total = lastValid && lastValid.cost ? simSeconds(lastValid.cost) * 1e9 : 0;
+  $("#progress-text").textContent = simulatedText(p.simNs, total) + ", " +
     p.flowsFinished + "/" + p.flowsTotal + " flows done, " + (p.eventsPerSecond / 1e6).toFixed(2) + " M events/s";
 }
 
@@ -472,6 +474,10 @@ async function run() {
       $("#run-btn").disabled = false;
       return;
     }
+    if (!confirmCost()) {
+      $("#run-btn").disabled = false;
+      return;
+    }
     const r = await api("POST", "/api/runs", { scenarioId: id, speed: speedValue() });
     view.reset();
     foreign = false;
@@ -481,6 +487,32 @@ async function run() {
   } catch (e) {
     showErrors(e.body && e.body.errors ? e.body.errors : [{ field: "", error: e.message }]);
     $("#run-btn").disabled = false;
+  }
+}
+
+// ---- guidance: what a run will cost, before it starts ----
+function showCost() {
+  const el = $("#cost-text");
+  if (!el || running) return;
+  el.textContent = lastValid && lastValid.cost ? costText(lastValid.cost, speedValue()) : "";
+}
+
+// confirmCost asks before a run expected to take long (over 30 s).
+function confirmCost() {
+  if (!lastValid || !lastValid.cost || !needsConfirm(lastValid.cost, speedValue())) return true;
+  return confirm("This run is expected to take " + Math.round(expectedWall(lastValid.cost, speedValue())) +
+    " s (" + costText(lastValid.cost, speedValue()) + "). Run it?");
+}
+
+// openSlowly: a tiny run opens in slow motion, so there is something to
+// watch (the speed can be changed before or during the run).
+function openSlowly() {
+  const sp = $("#speed");
+  if (!lastValid || !lastValid.cost || sp.value !== "max") return;
+  const v = slowMotion(lastValid.cost);
+  if (v !== "max") {
+    writeInput(sp, String(v));
+    showCost();
   }
 }
 
@@ -811,6 +843,7 @@ if ($("#feature-btn")) $("#feature-btn").addEventListener("click", toggleFeature
 $("#pause-btn").addEventListener("click", () => control(paused ? "resume" : "pause"));
 $("#stop-btn").addEventListener("click", () => control("cancel"));
 $("#speed").addEventListener("change", () => {
+  showCost();
   if (running) api("POST", "/api/runs/" + running + "/speed", { speed: speedValue() }).catch((e) => {
     $("#form-errors").textContent = e.message;
   });
@@ -827,5 +860,8 @@ $("#run-btn").disabled = true;
 if (scenarioId) $("#copy-link").dataset.link = location.origin + "/s/" + scenarioId;
 fillForm(base).then(validate).then(() => {
   if (data.runId) follow(data.runId);
-  else $("#run-btn").disabled = false;
+  else {
+    openSlowly();
+    $("#run-btn").disabled = false;
+  }
 });

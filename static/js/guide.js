@@ -1,0 +1,60 @@
+// guide.js: what a run will cost before it starts, and how the lab guides a
+// newcomer with it (pure functions: node --test static/jstest/). The cost is
+// the server's estimate (POST /api/scenarios/validate: cost).
+import { fmt } from "./charts/format.js";
+
+// simSeconds is the simulated time a run is expected to reach (its
+// duration, or when it runs until its flows finish, the server's guess).
+export const simSeconds = (cost) => cost.expectSimSeconds || cost.simSeconds || 0;
+
+// confirmOver is the expected wall time (s) over which Run asks first.
+export const confirmOver = 30;
+
+// speeds are the lab's slow-motion choices, simulated µs per wall second,
+// fastest first.
+export const speeds = [10000, 1000, 100, 10];
+
+// aboutHowLong says an expected wall time as the home page's cards do.
+export function aboutHowLong(s) {
+  if (!(s >= 1)) return "under a second";
+  if (s < 90) return "about " + Math.ceil(s) + " s";
+  if (s < 90 * 60) return "about " + Math.round(s / 60) + " min";
+  return "about " + Math.round(s / 3600) + " h";
+}
+
+// expectedWall is how long a run is expected to take at speed (simulated
+// µs per wall second, or "max"): the engine's estimate, or the pacing's
+// when that is slower.
+export function expectedWall(cost, speed) {
+  const w = cost.wallSeconds || 0;
+  if (speed === "max" || !(speed > 0)) return w;
+  return Math.max(w, (simSeconds(cost) * 1e6) / speed);
+}
+
+// costText is the line the lab shows before a run.
+export function costText(cost, speed) {
+  return cost.hosts + " hosts, " + cost.flows + " flows, " + fmt.ns(simSeconds(cost) * 1e9) +
+    " simulated; expected to take " + aboutHowLong(expectedWall(cost, speed));
+}
+
+// needsConfirm: a run expected to take longer than confirmOver asks first.
+export function needsConfirm(cost, speed) {
+  return expectedWall(cost, speed) > confirmOver;
+}
+
+// slowMotion is the speed a tiny run opens at, so there is something to
+// watch: the fastest of speeds that stretches it to at least 5 s, for a run
+// expected to take under half a second ("max" otherwise).
+export function slowMotion(cost) {
+  if (!cost || !(simSeconds(cost) > 0) || (cost.wallSeconds || 0) >= 0.5) return "max";
+  for (const v of speeds) {
+    if ((simSeconds(cost) * 1e6) / v >= 5) return v;
+  }
+  return speeds[speeds.length - 1];
+}
+
+// simulatedText is the progress line's simulated part: "1.2 ms of 10 ms
+// simulated" (total in ns; 0: unknown).
+export function simulatedText(simNs, totalNs) {
+  return fmt.ns(simNs) + (totalNs > 0 ? " of " + fmt.ns(totalNs) : "") + " simulated";
+}

@@ -1,0 +1,38 @@
+// The lab's guidance (static/js/guide.js): node --test static/jstest/
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { aboutHowLong, costText, expectedWall, needsConfirm, simulatedText, slowMotion } from "../js/guide.js";
+
+test("how long, in a card's words", () => {
+  assert.equal(aboutHowLong(0.03), "under a second");
+  assert.equal(aboutHowLong(1.2), "about 2 s");
+  assert.equal(aboutHowLong(170), "about 3 min");
+  assert.equal(aboutHowLong(2 * 3600), "about 2 h");
+});
+
+test("a paced run takes at least its simulated time over its speed", () => {
+  const c = { hosts: 5, flows: 4, simSeconds: 0.005, wallSeconds: 0.03 };
+  assert.equal(expectedWall(c, "max"), 0.03);
+  assert.equal(expectedWall(c, 1000), 5);
+  assert.equal(costText(c, "max"), "5 hosts, 4 flows, 5 ms simulated; expected to take under a second");
+});
+
+test("Run asks first over 30 s", () => {
+  assert.equal(needsConfirm({ simSeconds: 0.002, wallSeconds: 25 }, "max"), false);
+  assert.equal(needsConfirm({ simSeconds: 0.002, wallSeconds: 31 }, "max"), true);
+  assert.equal(needsConfirm({ simSeconds: 0.1, wallSeconds: 1 }, 1000), true); // 100 s of pacing
+});
+
+test("tiny runs open in slow motion", () => {
+  assert.equal(slowMotion({ simSeconds: 0.005, wallSeconds: 0.03 }), 1000); // 5 ms at 1 ms/s: 5 s
+  assert.equal(slowMotion({ simSeconds: 0.06, wallSeconds: 0.2 }), 10000); // 60 ms: 6 s
+  assert.equal(slowMotion({ simSeconds: 40e-6, wallSeconds: 0.001 }), 10);
+  // flows into one port take longer than the largest alone: the server's guess
+  assert.equal(slowMotion({ simSeconds: 80e-6, expectSimSeconds: 640e-6, wallSeconds: 0.003 }), 100);
+  assert.equal(slowMotion({ simSeconds: 0.01, wallSeconds: 3 }), "max");
+});
+
+test("progress says simulated time out of the duration", () => {
+  assert.equal(simulatedText(1.2e6, 10e6), "1.2 ms of 10 ms simulated");
+  assert.equal(simulatedText(1.2e6, 0), "1.2 ms simulated");
+});
