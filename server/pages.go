@@ -15,6 +15,7 @@ import (
 
 	"cclab/cc"
 	"cclab/scenarios"
+	"cclab/server/runs"
 	"cclab/sim"
 	"cclab/sim/report"
 	"cclab/static"
@@ -42,6 +43,7 @@ func (s *Server) pageRoutes(r chi.Router) {
 	r.Post("/reproductions/{experiment}/run", s.handleReproRun)
 	r.Get("/ui/params", s.handleParamsFragment)
 	r.Post("/ui/topology", s.handleTopologyFragment)
+	r.Get("/ui/sketch/{id}", s.handleSketchFragment)
 	sub, err := fs.Sub(static.FS, ".")
 	if err != nil {
 		panic(err) // the embedded tree is part of the binary
@@ -107,11 +109,12 @@ func (c *cardCache) put(id string, card web.Card) {
 
 // papers names the work a built-in scenario reproduces, by name prefix.
 var papers = []struct{ prefix, paper string }{
-	{"mpcc-", "MPCC, model predictive congestion control (seed 000)"},
-	{"fattree16-", "the MPCC thesis' fat-tree, Exp. 3 (seed 000)"},
-	{"qcn-", "QCN stability and the Averaging Principle (seed 003)"},
-	{"rcc-", "RCC, receiver-driven congestion control (seed 002)"},
-	{"dolce-", "Dolce-RC, DCQCN tuned online by a bandit (seed 004)"},
+	{"mpcc-", "the MPCC thesis (model predictive congestion control)"},
+	{"fattree16-", "the MPCC thesis' fat-tree, Exp. 3"},
+	{"qcn-", "the QCN stability paper (the Averaging Principle)"},
+	{"rcc-", "the RCC paper (receiver-driven congestion control)"},
+	{"fdcc-", "the FDCC thesis (deep-RL congestion control)"},
+	{"dolce-", "the Dolce-RC paper (DCQCN tuned online by a bandit)"},
 	{"fairness-2flows-hpcc", "HPCC's fairness experiment (the reference simulator)"},
 	{"incast-16to1-dcqcn", "DCQCN under incast (the HPCC paper's baseline)"},
 }
@@ -146,11 +149,14 @@ func (s *Server) card(sc *store.Scenario) web.Card {
 	c := web.Card{ID: sc.ID, Library: s.libNames[sc.ID], Name: sc.Name, Description: sc.Description, Builtin: sc.Builtin}
 	if c.Library != "" {
 		c.Paper = paperOf(c.Library)
+		c.Look = lookFor[c.Library]
 	}
 	if parsed, err := scenarios.Parse(sc.JSON); err == nil {
 		c.Algorithm, c.Kind = parsed.CC.Algorithm, parsed.Topology.Kind
 		if cfg, meta, ok := s.preview(parsed); ok {
 			c.Hosts, c.Flows = len(meta.Hosts), len(cfg.Flows)
+			c.Wall = runs.Estimate(cfg).WallSeconds
+			c.Takes = aboutHowLong(c.Wall)
 			if len(meta.Ports) <= maxSketchPorts {
 				c.Sketch = web.PlaceTopo(meta.Hosts, meta.Ports)
 			}
@@ -224,6 +230,17 @@ func (s *Server) handleHome(w http.ResponseWriter, r *http.Request) {
 	}
 	for i := range runs {
 		h.Runs = append(h.Runs, runRow(&runs[i]))
+	}
+	h.Topics = libraryTopics(h.Library)
+	for _, cs := range [][]web.Card{h.Featured, h.Library, h.Stored} {
+		for i := range cs {
+			cs[i].Lazy = true // sketches are drawn as the cards scroll into view
+		}
+	}
+	for i := range h.Topics {
+		for j := range h.Topics[i].Cards {
+			h.Topics[i].Cards[j].Lazy = true
+		}
 	}
 	s.render(w, r, web.HomePage(h))
 }
@@ -330,6 +347,18 @@ func (s *Server) handleTopologyFragment(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	s.render(w, r, web.TopoSVG(web.PlaceTopo(req.Hosts, req.Ports), true))
+}
+
+// handleSketchFragment draws a card's topology sketch (the home page asks
+// for it when the card scrolls into view).
+func (s *Server) handleSketchFragment(w http.ResponseWriter, r *http.Request) {
+	sc, err := s.resolveScenario(r, chi.URLParam(r, "id"))
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "max-age=3600") // a scenario id names its content
+	s.render(w, r, web.Sketch(s.card(sc)))
 }
 
 func g(v float64) string { return strconv.FormatFloat(v, 'g', 4, 64) }

@@ -27,7 +27,10 @@ func TestPages(t *testing.T) {
 		count                    *regexp.Regexp
 		min                      int
 	}{
-		{"home", "GET", "/", "", 200, []string{"Scenario library", "incast-8to1", "Reproduces: MPCC", "Reproduces: RCC", "Reproduces: Dolce-RC", "<svg", a}, cards, 19},
+		{"home", "GET", "/", "", 200, []string{"Scenario library", "incast-8to1", "Reproduces: the MPCC thesis", "Reproduces: the RCC paper", "Reproduces: the Dolce-RC paper", `hx-get="/ui/sketch/`, "Look for:", "Takes under a second", a}, cards, 19},
+		{"card sketch", "GET", "/ui/sketch/incast-8to1", "", 200, []string{"<svg", `data-node="s0"`}, nil, 0},
+		{"card sketch, too large", "GET", "/ui/sketch/fattree1024-permutation-hpcc", "", 200, []string{"too large to sketch"}, nil, 0},
+		{"card sketch, unknown", "GET", "/ui/sketch/nope", "", 404, nil, nil, 0},
 		{"new scenario", "GET", "/lab", "", 200, []string{`id="run-btn"`, `\"my-scenario\"`, `data-path="topology.hostLink.rate"`, "hx-get=\"/ui/params\"", `data-path="switch.dataClasses"`, `data-path="switch.routing"`, `value="spray"`}, nil, 0},
 		{"share link by short name", "GET", "/s/incast-8to1", "", 200, []string{`incast-8to1`, `data-port="s0-&gt;r0"`}, nil, 0},
 		{"lab following a run", "GET", "/s/incast-8to1?run=" + a, "", 200, []string{`"runId":"` + a}, nil, 0},

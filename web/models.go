@@ -8,6 +8,19 @@ type Card struct {
 	Hosts, Flows                   int
 	Builtin                        bool
 	Sketch                         Topo
+	// Lazy: the sketch is drawn when the card scrolls into view (GET
+	// /ui/sketch/{id}) instead of in the page.
+	Lazy bool
+	// Look says what to watch; Takes how long a run is expected to take
+	// ("about 2 s"); Wall is that estimate in seconds (the order in a topic).
+	Look, Takes string
+	Wall        float64
+}
+
+// Topic is one group of the library on the home page.
+type Topic struct {
+	Title, Intro string
+	Cards        []Card
 }
 
 // RunRow is one run in a list.
@@ -21,6 +34,7 @@ type RunRow struct {
 type Home struct {
 	Featured []Card // the class's exercises, in the instructor's order
 	Library  []Card
+	Topics   []Topic // the library in topics, for a newcomer (empty: Library as is)
 	Stored   []Card
 	Runs     []RunRow
 }
