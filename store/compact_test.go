@@ -7,8 +7,15 @@ import (
 )
 
 // TestFinishRunCompacts: FinishRun rewrites a run's short chunks as full
-// ones, and every query answers the same before and after.
+// ones, and every query answers the same before and after; with
+// DeferCompaction it leaves them, and CompactRun (in batches) does the same
+// rewrite after.
 func TestFinishRunCompacts(t *testing.T) {
+	t.Run("in FinishRun", func(t *testing.T) { testCompaction(t, false) })
+	t.Run("deferred", func(t *testing.T) { testCompaction(t, true) })
+}
+
+func testCompaction(t *testing.T, deferred bool) {
 	ctx := context.Background()
 	db := openTest(t)
 	sc := putScenario(t, db, "s", `{}`)
@@ -52,8 +59,16 @@ func TestFinishRunCompacts(t *testing.T) {
 	if n := count(t, db, `SELECT count(*) FROM chunks WHERE idx = 6 AND level = 0`); n != 9 {
 		t.Fatalf("series 6 has %d chunks before the finish, want 9", n)
 	}
-	if err := db.FinishRun(ctx, run.ID, Finish{Status: StatusDone}); err != nil {
+	if err := db.FinishRun(ctx, run.ID, Finish{Status: StatusDone, DeferCompaction: deferred}); err != nil {
 		t.Fatal(err)
+	}
+	if deferred {
+		if n := count(t, db, `SELECT count(*) FROM chunks WHERE idx = 6 AND level = 0`); n != 9 {
+			t.Fatalf("series 6 has %d chunks after a finish that defers the compaction, want 9", n)
+		}
+		if err := db.CompactRun(ctx, run.ID); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for i, q := range queries {
 		ss, err := db.Series(ctx, run.ID, q)

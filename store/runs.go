@@ -543,21 +543,41 @@ func (db *DB) FinishRun(ctx context.Context, runID string, f Finish) error {
 }
 
 // CompactRun merges a finished run's short chunks (see FinishRun and
-// Finish.DeferCompaction) in a transaction of its own; the points do not
-// change.
+// Finish.DeferCompaction) in transactions of compactBatch series each, so
+// that other runs' writes (a Stop's final write among them) wait for one
+// batch at most, not for the whole run; each series is rewritten in one
+// transaction, so readers see its old chunks or its new ones. The points do
+// not change.
 func (db *DB) CompactRun(ctx context.Context, runID string) error {
-	err := db.write(ctx, func(tx *sql.Tx) error {
-		rid, err := runKey(ctx, tx, runID)
+	err := func() error {
+		var rid int64
+		if err := db.sql.QueryRowContext(ctx, `SELECT rid FROM runs WHERE id = ?`, runID).Scan(&rid); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return ErrNotFound
+			}
+			return err
+		}
+		groups, err := compactable(ctx, db.sql, rid)
 		if err != nil {
 			return err
 		}
-		return compactRun(ctx, tx, rid)
-	})
+		for lo := 0; lo < len(groups); lo += compactBatch {
+			batch := groups[lo:min(lo+compactBatch, len(groups))]
+			if err := db.write(ctx, func(tx *sql.Tx) error { return compactGroups(ctx, tx, rid, batch) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
 	if err != nil {
 		return fmt.Errorf("store: compact run %s: %w", runID, err)
 	}
 	return nil
 }
+
+// compactBatch is how many series CompactRun rewrites per transaction
+// (a 1024-host run has tens of thousands).
+const compactBatch = 256
 
 // insertFlows inserts a run's flows, one row each.
 func insertFlows(ctx context.Context, tx *sql.Tx, rid int64, flows []sim.FlowResult) error {

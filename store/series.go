@@ -217,25 +217,40 @@ func (db *DB) SeriesKeys(ctx context.Context, runID string) ([]Series, error) {
 // Every series and level whose points fit in fewer chunks is rewritten as
 // chunks of maxChunkPoints points; the points do not change.
 func compactRun(ctx context.Context, tx *sql.Tx, rid int64) error {
-	type group struct{ level, idx int }
-	var groups []group
-	rows, err := tx.QueryContext(ctx, `SELECT level, idx FROM chunks WHERE run = ?
-		GROUP BY level, idx HAVING (sum(n) + ?) / ? < count(*)`, rid, maxChunkPoints-1, maxChunkPoints)
+	groups, err := compactable(ctx, tx, rid)
 	if err != nil {
 		return err
 	}
+	return compactGroups(ctx, tx, rid, groups)
+}
+
+// chunkGroup is one series at one level.
+type chunkGroup struct{ level, idx int }
+
+// compactable lists the series and levels of a run whose points fit in
+// fewer chunks than they have.
+func compactable(ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, rid int64) ([]chunkGroup, error) {
+	var groups []chunkGroup
+	rows, err := q.QueryContext(ctx, `SELECT level, idx FROM chunks WHERE run = ?
+		GROUP BY level, idx HAVING (sum(n) + ?) / ? < count(*)`, rid, maxChunkPoints-1, maxChunkPoints)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
 	for rows.Next() {
-		var g group
+		var g chunkGroup
 		if err := rows.Scan(&g.level, &g.idx); err != nil {
-			rows.Close()
-			return err
+			return nil, err
 		}
 		groups = append(groups, g)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
+	return groups, rows.Err()
+}
+
+// compactGroups rewrites the chunks of each group as full ones.
+func compactGroups(ctx context.Context, tx *sql.Tx, rid int64, groups []chunkGroup) error {
 	if len(groups) == 0 {
 		return nil
 	}
