@@ -474,7 +474,14 @@ func TestRunControl(t *testing.T) {
 func TestQueueAndClientLimits(t *testing.T) {
 	s := newTestServer(t, Config{Concurrency: 1, ClientRuns: 2, MaxQueue: 5})
 	sc := smallScenario("slow", "dcqcn", "2ms")
-	first := s.startRun(map[string]any{"scenario": sc, "speed": 1000})
+	// a run at full speed holds the one slot (a paced one would lend it
+	// while it sleeps): a second of Poisson traffic takes many seconds
+	busy := map[string]any{"name": "busy", "duration": "1s",
+		"topology": map[string]any{"kind": "dumbbell", "senders": 4, "hostLink": map[string]any{"rate": "100Gbps", "delay": "1us"}},
+		"cc":       map[string]any{"algorithm": "dcqcn"},
+		"workload": []any{map[string]any{"kind": "poisson", "load": 0.5, "cdf": "websearch",
+			"hosts": []string{"h0", "h1", "h2", "h3", "r0"}, "from": "0s", "until": "1s"}}}
+	first := s.startRun(map[string]any{"scenario": busy})
 	second := s.startRun(map[string]any{"scenario": sc})
 	s.waitStatus(first, 10*time.Second, "running")
 	var r runJSON

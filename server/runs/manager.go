@@ -105,7 +105,10 @@ type Manager struct {
 	queue   []*run
 	live    map[string]*run // queued, running or paused
 	running int
-	closed  bool
+	// lent counts the running runs asleep (paced or paused): they lend
+	// their slot to the queue until they step again (lendSlot).
+	lent   int
+	closed bool
 	// finished keeps the hubs of ended runs while viewers watch them (and
 	// of just-ended runs until the next run ends), so that a viewer who was
 	// attached, or joins in the moment the run ends, sees it through.
@@ -197,7 +200,7 @@ func (m *Manager) Submit(ctx context.Context, sub Submission) (*store.Run, error
 	}
 	m.live[rec.ID] = r
 	m.queue = append(m.queue, r)
-	if m.running >= m.cfg.Concurrency || m.cfg.Dispatcher != nil {
+	if m.running-m.lent >= m.cfg.Concurrency || m.cfg.Dispatcher != nil {
 		c.Release() // it waits (or runs elsewhere): do not hold an engine meanwhile
 	}
 	m.log.Info("run queued", "run", rec.ID, "scenario", sub.ScenarioID, "algorithm", algo, "client", sub.Client,
@@ -255,7 +258,7 @@ func runAlgorithm(sc *scenarios.Scenario, cfg *sim.Config) (string, map[string]f
 // scheduleLocked starts queued runs while slots are free.
 // With a dispatcher, every queued run is handed to the workers at once.
 func (m *Manager) scheduleLocked() {
-	for (m.running < m.cfg.Concurrency || m.cfg.Dispatcher != nil) && len(m.queue) > 0 && !m.closed {
+	for (m.running-m.lent < m.cfg.Concurrency || m.cfg.Dispatcher != nil) && len(m.queue) > 0 && !m.closed {
 		r := m.queue[0]
 		m.queue = m.queue[1:]
 		m.running++
@@ -271,6 +274,25 @@ func (m *Manager) scheduleLocked() {
 			m.ended(r)
 		}()
 	}
+}
+
+// lendSlot lends a sleeping run's slot to the queue (a paced run waiting
+// for its clock, a paused run): the next queued run may start.
+// reclaimSlot takes it back when the run steps again, at once, even when
+// that makes more runs step than Concurrency for the moment (a paced run
+// steps for a few milliseconds at a time; making it wait for a slot would
+// break its pace): no queued run starts until the count is back under.
+func (m *Manager) lendSlot() {
+	m.mu.Lock()
+	m.lent++
+	m.scheduleLocked()
+	m.mu.Unlock()
+}
+
+func (m *Manager) reclaimSlot() {
+	m.mu.Lock()
+	m.lent--
+	m.mu.Unlock()
 }
 
 // ended releases a run's slot, prunes old runs and starts the next.
