@@ -78,7 +78,7 @@ func TestRunCostAndSlowMotion(t *testing.T) {
 		t.Fatalf("cost line %q", cost)
 	}
 	must(t, ctx, chromedp.Click(chromedp.CSS("#run-btn")))
-	waitJS(t, ctx, `/^[\d.]+ [µm]?s of 5 ms simulated, /.test(document.getElementById("progress-text").textContent) &&
+	waitJS(t, ctx, `/^[\d.]+ [nµm]?s of 5 ms simulated, /.test(document.getElementById("progress-text").textContent) &&
 		document.getElementById("status").textContent === "running"`, 20*time.Second)
 	screenshot(t, ctx, "lab-slow-motion")
 	waitJS(t, ctx, `document.getElementById("status").textContent === "done"`, 30*time.Second)
