@@ -161,9 +161,10 @@ type execution struct {
 	paceSim  sim.Time
 
 	lastFlush, lastProgress time.Time
-	end, endMsg             string // the status the run ends with, once known
-	err                     error  // a failure (storing series, the engine)
-	samples                 int64  // samples flushed so far
+	end, endMsg             string    // the status the run ends with, once known
+	err                     error     // a failure (storing series, the engine)
+	samples                 int64     // samples flushed so far
+	lastStep                time.Time // a paced run's last step
 	// slots lends the run's slot while it sleeps (nil: a worker's run,
 	// whose slots are the worker's); lent while it does
 	slots *Manager
@@ -310,9 +311,10 @@ func (x *execution) Before(s *sim.Sim, proposed sim.Time) (sim.Time, bool) {
 		// step once per pacing tick, not in slivers as the clock creeps
 		// on: a paced run stepped to every new target spun a core (1.85 s
 		// of CPU in 2 s at 10 µs per second)
-		if tick := sim.Time(x.r.speed * float64(sim.Microsecond) * paceTick.Seconds()); target < limit && target-s.Now() < tick {
+		if target < limit && time.Since(x.lastStep) < paceTick {
 			return s.Now(), false
 		}
+		x.lastStep = time.Now()
 		limit = min(limit, target)
 	}
 	if limit > s.Now() {
