@@ -103,6 +103,9 @@ func (s *Server) handleCreateScenario(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = s.db.Claim(r.Context(), store.OwnedScenario, rec.ID, who(r).owner) // the first to store it owns it
 	}
+	if err == nil && !rec.Builtin {
+		err = s.setParent(r, rec.ID, r.URL.Query().Get("parent")) // classview.go
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

@@ -26,7 +26,7 @@ func (db *DB) SetScenarioParent(ctx context.Context, id, parent string) error {
 	}
 	return db.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `UPDATE scenarios SET parent = ?
-			WHERE id = ? AND parent IS NULL AND EXISTS (SELECT 1 FROM scenarios WHERE id = ?)`, parent, id, parent)
+			WHERE id = ? AND parent IS NULL AND NOT builtin AND EXISTS (SELECT 1 FROM scenarios WHERE id = ?)`, parent, id, parent)
 		if err != nil {
 			return fmt.Errorf("store: set parent of %s: %w", id, err)
 		}
