@@ -88,11 +88,11 @@ func (v ScenarioClass) cdfPoints(r ClassRow) string {
 	return strings.TrimSpace(b.String())
 }
 
-// cdfTicks are the x axis ticks: 1, 2, 5, 10, 20, 50, ... up to the max.
+// cdfTicks are the x axis ticks: 1, 2, 3, 5, 10, 20, 30, 50, ... up to the max.
 func (v ScenarioClass) cdfTicks() []float64 {
 	var out []float64
 	for d := 1.0; d <= v.cdfMax()*1.0001; d *= 10 {
-		for _, m := range []float64{1, 2, 5} {
+		for _, m := range []float64{1, 2, 3, 5} {
 			if d*m <= v.cdfMax()*1.0001 {
 				out = append(out, d*m)
 			}

@@ -659,7 +659,7 @@ func LabExercise(instructor bool, scenarioID string) templ.Component {
 			templ_7745c5c3_Var37 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, "<section class=\"notice\" id=\"exercise-task\" aria-label=\"Exercise\" hidden><p><strong>Exercise:</strong> <span id=\"exercise-text\"></span></p><p class=\"muted small\" id=\"exercise-locked\"></p></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 61, "<style>#editor [data-locked] { background: #eceff3; color: #555; cursor: not-allowed; } #exercise-pin output { display: block; overflow-wrap: anywhere; }</style><section class=\"notice\" id=\"exercise-task\" aria-label=\"Exercise\" hidden><p><strong>Exercise:</strong> <span id=\"exercise-text\"></span></p><p class=\"muted small\" id=\"exercise-locked\"></p></section>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -714,7 +714,7 @@ func LabRunLabel(scenarioID string) templ.Component {
 		var templ_7745c5c3_Var39 templ.SafeURL
 		templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/s/" + scenarioID + "/class"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `classview.templ`, Line: 127, Col: 85}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `classview.templ`, Line: 128, Col: 85}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var39))
 		if templ_7745c5c3_Err != nil {

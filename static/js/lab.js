@@ -7,6 +7,7 @@ import { fmt } from "./charts/index.js";
 import { RunView } from "./runview.js";
 import { getPath, pruneEmpty, readInput, setPath, writeInput } from "./lab-fields.js";
 import { axisOfField, gridArg, parseSeeds, parseValues, runCount } from "./sweep-grid.js";
+import { runLabel } from "./classview-lab.js";
 
 const $ = (sel, root) => (root || document).querySelector(sel);
 const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
@@ -311,7 +312,7 @@ async function save() {
   const v = await validate();
   if (!v) return null;
   const doc = collect();
-  const r = await api("POST", "/api/scenarios", doc);
+  const r = await api("POST", "/api/scenarios" + (scenarioId ? "?parent=" + encodeURIComponent(scenarioId) : ""), doc);
   if (r.id !== scenarioId) {
     scenarioId = r.id;
     history.replaceState(null, "", "/s/" + r.id);
@@ -469,7 +470,7 @@ async function run() {
       $("#run-btn").disabled = false;
       return;
     }
-    const r = await api("POST", "/api/runs", { scenarioId: id, speed: speedValue() });
+    const r = await api("POST", "/api/runs", { scenarioId: id, speed: speedValue(), label: runLabel() });
     view.reset();
     foreign = false;
     setStatus("queued");
