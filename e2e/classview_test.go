@@ -12,8 +12,9 @@ import (
 // TestExerciseAndClassView (issue 21): the instructor pins a scenario as an
 // exercise with the topology and workload locked; a student opens its
 // share link, sees the task, finds the locked fields read-only, types a
-// name and runs an edited copy (a new seed); a run of a copy that changes
-// a locked field is refused naming it. The instructor's class view of the
+// name and runs an edited copy (a new seed), then edits that run again
+// from /lab?from=RUN (still under the exercise); a run of a copy that
+// changes a locked field is refused naming it. The instructor's class view of the
 // share link lists the student's run under that name with its metrics and
 // CDF and sorts by p99; the student sees only their own runs there.
 func TestExerciseAndClassView(t *testing.T) {
@@ -89,30 +90,44 @@ func TestExerciseAndClassView(t *testing.T) {
 	var other struct{ ID string }
 	apiPost(t, "/api/runs", map[string]any{"scenarioId": base.ID, "label": "Grace Hopper", "seed": 3}, &other)
 
+	// the student edits their run again from /lab?from=RUN: still the
+	// exercise, and the new copy's run is in the class view too
+	firstRun, err := chromedp.Run(student, chromedp.Evaluate[string](`fetch("/api/scenarios/`+copyID+`/class").then((r) => r.json()).then((v) => v.runs[0].id)`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t, student, chromedp.Navigate(serverURL+"/lab?from="+firstRun))
+	waitJS(t, student, `document.body.dataset.valid === "true" && !document.getElementById("exercise-task").hidden &&
+		document.querySelector('[data-path="topology.hostLink.rate"]').readOnly`, 20*time.Second)
+	must(t, student, chromedp.SetValue(chromedp.CSS(`[data-path="seed"]`), "9"))
+	waitJS(t, student, `document.body.dataset.valid === "true" && JSON.parse(document.getElementById("json-text").value).seed === 9`, 20*time.Second)
+	must(t, student, chromedp.Click(chromedp.CSS("#run-btn")))
+	waitJS(t, student, `document.getElementById("status").textContent === "done" && location.pathname.startsWith("/s/")`, 60*time.Second)
+
 	// the instructor's class view
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		must(t, ctx, chromedp.Navigate(serverURL+"/s/"+base.ID+"/class"))
-		if eval[bool](t, ctx, `document.querySelectorAll("#classview-runs tbody tr").length === 2 &&
+		if eval[bool](t, ctx, `document.querySelectorAll("#classview-runs tbody tr").length === 3 &&
 			Array.from(document.querySelectorAll("#classview-runs tbody tr td:nth-child(3)")).every((td) => td.textContent === "done")`) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("the class view never listed both runs done")
+			t.Fatal("the class view never listed the three runs done")
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
 	labels := eval[string](t, ctx, `Array.from(document.querySelectorAll("#classview-runs .classview-label")).map((e) => e.textContent).join("|")`)
-	if labels != "Grace Hopper|Ada Lovelace" {
+	if labels != "Ada Lovelace|Grace Hopper|Ada Lovelace" {
 		t.Errorf("labels, newest first: %q", labels)
 	}
-	if !eval[bool](t, ctx, `document.querySelectorAll("#classview-cdf polyline").length === 2 && !!document.querySelector("#classview-runs a[title^='a copy']")`) {
+	if !eval[bool](t, ctx, `document.querySelectorAll("#classview-cdf polyline").length === 3 && !!document.querySelector("#classview-runs a[title^='a copy']")`) {
 		t.Error("no CDF per run, or the student's run is not marked edited")
 	}
 	must(t, ctx, chromedp.Click(chromedp.CSS(`#classview-runs th[data-metric="p99"] a`)))
 	waitJS(t, ctx, `document.querySelector('#classview-runs th[data-metric="p99"]').getAttribute("aria-sort") === "ascending"`, 10*time.Second)
 	p99 := eval[[]float64](t, ctx, `Array.from(document.querySelectorAll("#classview-runs tbody tr")).map((tr) => parseFloat(tr.children[4].textContent))`)
-	if len(p99) != 2 || p99[0] > p99[1] {
+	if len(p99) != 3 || p99[0] > p99[1] || p99[1] > p99[2] {
 		t.Errorf("sorted by p99: %v", p99)
 	}
 	screenshot(t, ctx, "class-view")
@@ -120,7 +135,7 @@ func TestExerciseAndClassView(t *testing.T) {
 
 	// the student's class view: their own run only
 	must(t, student, chromedp.Navigate(serverURL+"/s/"+base.ID+"/class"), chromedp.WaitVisible(chromedp.CSS("#classview-who")))
-	if got := eval[string](t, student, `Array.from(document.querySelectorAll("#classview-runs .classview-label")).map((e) => e.textContent).join("|")`); got != "Ada Lovelace" {
+	if got := eval[string](t, student, `Array.from(document.querySelectorAll("#classview-runs .classview-label")).map((e) => e.textContent).join("|")`); got != "Ada Lovelace|Ada Lovelace" {
 		t.Errorf("the student's class view shows %q", got)
 	}
 	noErrors(t, student)

@@ -27,9 +27,19 @@ if (input) {
 let exercise = null; // the exercise governing the scenario, once known
 let loadedFor = "";
 
-function currentId() {
+// storedId is the stored scenario the lab shows ("" if not saved yet).
+function storedId() {
   const el = $("#scenario-id");
   return (el && el.dataset.id) || "";
+}
+
+// currentId is the stored scenario the lab shows, or (a lab opened from a
+// run, ?from=) the run's scenario it was edited from.
+function currentId() {
+  const el = $("#scenario-id");
+  if (el && el.dataset.id) return el.dataset.id;
+  const data = $("#lab-data");
+  try { return (data && JSON.parse(data.textContent).parent) || ""; } catch (e) { return ""; }
 }
 
 // pathOf is the scenario path an editor input edits.
@@ -91,7 +101,7 @@ function show() {
     }
   }
   const t = $("#exercise-task-input");
-  if (t && exercise && exercise.scenarioId === currentId()) {
+  if (t && exercise && exercise.scenarioId === storedId()) {
     t.value = exercise.task;
     $("#exercise-locked-input").value = exercise.locked.join(", ");
   }
@@ -116,7 +126,7 @@ function onId() {
     if (id) link.href = "/s/" + id + "/class";
   }
   const pin = $("#exercise-pin");
-  if (pin) pin.hidden = !id;
+  if (pin) pin.hidden = !storedId();
   if (id && id !== loadedFor) {
     loadedFor = id;
     load(id);
@@ -131,7 +141,7 @@ onId();
 
 async function pin(on) {
   const out = $("#exercise-pin-status");
-  const id = currentId();
+  const id = storedId();
   try {
     if (on) {
       const locked = $("#exercise-locked-input").value.split(",").map((s) => s.trim()).filter(Boolean);

@@ -312,7 +312,8 @@ async function save() {
   const v = await validate();
   if (!v) return null;
   const doc = collect();
-  const r = await api("POST", "/api/scenarios" + (scenarioId ? "?parent=" + encodeURIComponent(scenarioId) : ""), doc);
+  const parent = scenarioId || data.parent; // the scenario this one was edited from (the class view)
+  const r = await api("POST", "/api/scenarios" + (parent ? "?parent=" + encodeURIComponent(parent) : ""), doc);
   if (r.id !== scenarioId) {
     scenarioId = r.id;
     history.replaceState(null, "", "/s/" + r.id);
