@@ -511,3 +511,30 @@ func (s *Server) setParent(r *http.Request, id, parent string) error {
 	}
 	return s.db.SetScenarioParent(r.Context(), id, p.ID)
 }
+
+// checkExerciseParams refuses (422, naming the parameter) a live change of
+// a run's parameters that a pinned exercise locks (cc.params.NAME, or
+// cc.params or cc as a whole).
+func (s *Server) checkExerciseParams(r *http.Request, scenarioID string, params map[string]json.RawMessage) error {
+	ex, err := s.db.ExerciseOf(r.Context(), scenarioID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	names := make([]string, 0, len(params))
+	for name := range params {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		path := "cc.params." + name
+		for _, l := range ex.Locked {
+			if l == "cc" || l == "cc.params" || l == path {
+				return errorf(http.StatusUnprocessableEntity, name, "%s is locked by the exercise %s: only the instructor may change it", path, ex.ScenarioID)
+			}
+		}
+	}
+	return nil
+}

@@ -149,7 +149,14 @@ func TestExerciseLocksFields(t *testing.T) {
 	free["cc"].(map[string]any)["params"] = map[string]any{"g": 0.01}
 	var ok struct{ ID string }
 	s.must(http.StatusCreated, "POST", "/api/scenarios?parent="+base.ID, free, &ok, student.headers...)
-	s.must(http.StatusCreated, "POST", "/api/runs", map[string]any{"scenarioId": ok.ID}, nil, student.headers...)
+	freeRun := s.startRun(map[string]any{"scenarioId": ok.ID})
+	// a live change of a locked parameter is refused too
+	s.must(200, "PUT", "/api/scenarios/"+ok.ID+"/exercise", map[string]any{"locked": []string{"cc.params.g"}}, nil, instr.headers...)
+	code, body = s.do("POST", "/api/runs/"+freeRun+"/params", map[string]any{"g": 0.5}, instr.headers...)
+	if decodeTo(t, body, &e); code != 422 || e.Field != "g" {
+		t.Errorf("live change of a locked parameter: %d %s", code, body)
+	}
+	s.must(http.StatusNoContent, "DELETE", "/api/scenarios/"+ok.ID+"/exercise", nil, nil, instr.headers...)
 	// unpinned: the copy runs
 	s.must(http.StatusNoContent, "DELETE", "/api/scenarios/"+base.ID+"/exercise", nil, nil, instr.headers...)
 	s.must(http.StatusCreated, "POST", "/api/runs", map[string]any{"scenarioId": cp.ID}, nil, student.headers...)

@@ -488,6 +488,10 @@ func (s *Server) handleParams(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errorf(http.StatusUnprocessableEntity, "", "want an object of parameter values, e.g. {\"wr\": 100}"))
 		return
 	}
+	if err := s.checkExerciseParams(r, run.ScenarioID, probe); err != nil { // classview.go
+		s.writeError(w, r, err)
+		return
+	}
 	change, err := s.mgr.SetParams(r.Context(), run.ID, body)
 	if err != nil {
 		s.writeError(w, r, err)
