@@ -248,9 +248,16 @@ func (s *Server) handleClassScenarioPage(w http.ResponseWriter, r *http.Request)
 	for _, m := range c.Metrics {
 		v.Metrics = append(v.Metrics, web.ClassMetric{Name: m.Name, Label: m.Label, Better: m.Better})
 	}
-	for i, run := range c.Runs {
+	// a run keeps its colour whatever the order: by its place newest first
+	byAge := slices.Clone(c.Runs)
+	slices.SortStableFunc(byAge, func(a, b classRunJSON) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	colour := map[string]int{}
+	for i, run := range byAge {
+		colour[run.ID] = i
+	}
+	for _, run := range c.Runs {
 		row := web.ClassRow{ID: run.ID, Label: run.Label, Name: run.Name, Status: run.Status, Edited: run.Edited,
-			ScenarioID: run.ScenarioID, Created: run.CreatedAt.Format("2006-01-02 15:04:05"), Color: web.ClassColor(i)}
+			ScenarioID: run.ScenarioID, Created: run.CreatedAt.Format("2006-01-02 15:04:05"), Color: web.ClassColor(colour[run.ID])}
 		for _, m := range c.Metrics {
 			if x := run.Metrics[m.Name]; x != nil {
 				row.Values = append(row.Values, strconv.FormatFloat(*x, 'g', 4, 64))
