@@ -508,13 +508,8 @@ func (s *Server) setParent(r *http.Request, id, parent string) error {
 	if err != nil {
 		return err
 	}
-	for a, n := p.ID, 0; a != "" && n < 64; n++ { // no cycles
-		if a == id {
-			return nil
-		}
-		if a, err = s.db.ScenarioParent(r.Context(), a); err != nil {
-			return err
-		}
+	if cycle, err := s.db.IsAncestor(r.Context(), id, p.ID); err != nil || cycle { // no cycles
+		return err
 	}
 	return s.db.SetScenarioParent(r.Context(), id, p.ID)
 }

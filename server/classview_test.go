@@ -23,6 +23,18 @@ func TestClassViewOfScenario(t *testing.T) {
 	if code, body := s.do("POST", "/api/scenarios?parent=nope", smallScenario("x", "dcqcn", "4ms"), ada.headers...); code != 422 || !strings.Contains(string(body), `"parent"`) {
 		t.Errorf("unknown parent: %d %s", code, body)
 	}
+	var got struct{ Parent string }
+	s.must(200, "GET", "/api/scenarios/"+cp.ID, nil, &got)
+	if got.Parent != base.ID {
+		t.Errorf("the copy's parent: %q", got.Parent)
+	}
+	// storing the base again "edited from" its copy makes no cycle
+	s.must(200, "POST", "/api/scenarios?parent="+cp.ID, smallScenario("class base", "dcqcn", "2ms"), nil, instr.headers...)
+	got.Parent = ""
+	s.must(200, "GET", "/api/scenarios/"+base.ID, nil, &got)
+	if got.Parent != "" {
+		t.Errorf("the base's parent: %q", got.Parent)
+	}
 	r1 := s.startRun(map[string]any{"scenarioId": cp.ID, "label": "  Ada  "})
 	_ = r1
 	var created struct{ ID string }

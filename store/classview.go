@@ -170,24 +170,41 @@ func (db *DB) GetExercise(ctx context.Context, id string) (*Exercise, error) {
 	return ex, nil
 }
 
+// maxAncestry bounds the parents followed from a scenario (a student
+// editing and running all afternoon makes a long chain).
+const maxAncestry = 100_000
+
+// ancestors is a query of the scenarios id was edited from, with their
+// distance (0: id itself).
+const ancestors = `WITH RECURSIVE anc(id, depth) AS (
+		SELECT ?, 0
+		UNION ALL SELECT s.parent, anc.depth + 1 FROM scenarios s JOIN anc ON s.id = anc.id
+			WHERE s.parent IS NOT NULL AND anc.depth < ?)`
+
 // ExerciseOf returns the exercise that governs scenario id: its own, or the
-// nearest ancestor's (through parents, at most 64 steps).
+// nearest ancestor's (through parents).
 func (db *DB) ExerciseOf(ctx context.Context, id string) (*Exercise, error) {
-	for range 64 {
-		ex, err := db.GetExercise(ctx, id)
-		if err == nil || !errors.Is(err, ErrNotFound) {
-			return ex, err
-		}
-		p, err := db.ScenarioParent(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		if p == "" {
-			break
-		}
-		id = p
+	var at string
+	err := db.sql.QueryRowContext(ctx, ancestors+`
+		SELECT e.scenario_id FROM anc JOIN exercises e ON e.scenario_id = anc.id ORDER BY anc.depth LIMIT 1`,
+		id, maxAncestry).Scan(&at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("store: exercise of %s: %w", id, ErrNotFound)
 	}
-	return nil, fmt.Errorf("store: exercise of %s: %w", id, ErrNotFound)
+	if err != nil {
+		return nil, fmt.Errorf("store: exercise of %s: %w", id, err)
+	}
+	return db.GetExercise(ctx, at)
+}
+
+// IsAncestor reports whether a is id or a scenario id was edited from.
+func (db *DB) IsAncestor(ctx context.Context, a, id string) (bool, error) {
+	var n int
+	err := db.sql.QueryRowContext(ctx, ancestors+`SELECT count(*) FROM anc WHERE id = ?`, id, maxAncestry, a).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("store: ancestors of %s: %w", id, err)
+	}
+	return n > 0, nil
 }
 
 // DeleteExercise unpins the exercise of scenario id.

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -79,6 +80,24 @@ func TestExercises(t *testing.T) {
 	ex, err := db.ExerciseOf(ctx, child.ID)
 	if err != nil || ex.ScenarioID != base.ID || ex.Task != "tune wr" || !slices.Equal(ex.Locked, []string{"topology", "seed"}) {
 		t.Errorf("exercise of child: %+v %v", ex, err)
+	}
+	// a long chain of copies still inherits it
+	at := child.ID
+	for i := range 200 {
+		next := putScenario(t, db, fmt.Sprint("copy ", i), fmt.Sprintf(`{"name":"copy %d"}`, i))
+		if err := db.SetScenarioParent(ctx, next.ID, at); err != nil {
+			t.Fatal(err)
+		}
+		at = next.ID
+	}
+	if ex, err := db.ExerciseOf(ctx, at); err != nil || ex.ScenarioID != base.ID {
+		t.Errorf("exercise 200 copies down: %+v %v", ex, err)
+	}
+	if ok, err := db.IsAncestor(ctx, base.ID, at); err != nil || !ok {
+		t.Errorf("base is an ancestor of the last copy: %v %v", ok, err)
+	}
+	if ok, err := db.IsAncestor(ctx, at, base.ID); err != nil || ok {
+		t.Errorf("the last copy is an ancestor of base: %v %v", ok, err)
 	}
 	if err := db.DeleteExercise(ctx, base.ID); err != nil {
 		t.Fatal(err)
