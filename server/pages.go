@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"net/http"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -377,35 +375,31 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 	p := web.RunPage{Run: runRow(run), Error: run.Error, Seed: strconv.FormatUint(run.Seed, 10),
 		Terminal: store.Terminal(run.Status), CodeVersion: run.CodeVersion, Mine: v.Mine, Speed: fmt.Sprint(v.Speed)}
 	p.Run.Status = v.Status
+	// the parameters as the run started (the stored ones have its live
+	// changes applied), each live change with the value it replaced
 	var params map[string]float64
-	if json.Unmarshal(run.Params, &params) == nil {
-		names := make([]string, 0, len(params))
-		for k := range params {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			p.Params = append(p.Params, web.Row{Label: k, Value: g(params[k])})
-		}
-	}
+	_ = json.Unmarshal(run.Params, &params)
 	evs, err := s.db.RunEvents(r.Context(), run.ID)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
 	}
-	for _, e := range evs {
-		b, _ := json.Marshal(e.Params)
-		p.Changes = append(p.Changes, web.Row{Label: scenarios.FormatTime(sim.Time(e.AtPS)), Value: string(b)})
-	}
 	if parsed, err := scenarios.Parse(run.Scenario); err == nil {
+		if cfg, meta, ok := s.preview(parsed); ok {
+			p.Topo = web.PlaceTopo(meta.Hosts, meta.Ports)
+			if start := startParams(parsed, cfg); start != nil {
+				params = start
+			}
+		}
+		p.Params = paramRows(params)
 		if parsed.CC.Policy != "" {
 			// a learned algorithm's trained policy (cc.policy)
 			p.Params = append([]web.Row{{Label: "policy", Value: parsed.CC.Policy}}, p.Params...)
 		}
-		if _, meta, ok := s.preview(parsed); ok {
-			p.Topo = web.PlaceTopo(meta.Hosts, meta.Ports)
-		}
+	} else {
+		p.Params = paramRows(params)
 	}
+	p.Changes = changeRows(params, evs)
 	var sum report.Summary
 	if len(run.Summary) > 0 && json.Unmarshal(run.Summary, &sum) == nil {
 		rows := []web.Row{
@@ -459,35 +453,11 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) handleComparePage(w http.ResponseWriter, r *http.Request) {
 	var c web.ComparePage
-	ids := compareIDs(r)
-	if len(ids) > 0 {
-		views, rows, err := s.compare(r, ids)
-		if err != nil {
+	if ids := compareIDs(r); len(ids) > 0 {
+		var err error
+		if c, err = s.comparePage(r, ids); err != nil {
 			s.pageError(w, r, err)
 			return
-		}
-		c.IDs = strings.Join(ids, ",")
-		c.ScenarioID = views[0].ScenarioID
-		for _, v := range views {
-			c.Runs = append(c.Runs, web.RunRow{ID: v.ID, ScenarioID: v.ScenarioID, Name: v.Name, Algorithm: v.Algorithm, Status: v.Status})
-			if v.ScenarioID != c.ScenarioID {
-				c.ScenarioID = ""
-			}
-		}
-		// runs of different scenarios are shown side by side, but no run
-		// is "best" against another workload
-		c.SameScenario = c.ScenarioID != ""
-		for _, row := range rows {
-			cr := web.CompareRow{Label: row.Label, Better: row.Better}
-			for i, v := range row.Values {
-				cell := web.CompareCell{Value: "–"}
-				if v != nil {
-					cell.Value = g(*v)
-				}
-				cell.Best = slices.Contains(row.Best, i) && len(ids) > 1 && c.SameScenario
-				cr.Cells = append(cr.Cells, cell)
-			}
-			c.Rows = append(c.Rows, cr)
 		}
 	}
 	recent, err := s.db.ListRuns(r.Context(), store.RunFilter{Limit: 50})

@@ -145,6 +145,9 @@ type flowBrief struct {
 	Dst     string  `json:"dst"`
 	Size    int64   `json:"size"`
 	StartNs float64 `json:"startNs"`
+	// DstRateBps is the rate of the link into the receiver, bits/s (the
+	// run page's utilisation and fair share).
+	DstRateBps int64 `json:"dstRateBps"`
 }
 
 // maxListedFlows bounds the flows a validation answer lists.
@@ -160,13 +163,21 @@ func (s *Server) handleValidateScenario(w http.ResponseWriter, r *http.Request) 
 	cfg := c.Config
 	v := validation{OK: true, Runnable: c.Runnable(), ID: store.ScenarioID(c.Canonical), Nodes: len(cfg.Nodes), Links: len(cfg.Links),
 		Ports: c.Meta.Ports, Hosts: c.Meta.Hosts, Cost: c.Cost, Scenario: c.Canonical, Flows: []flowBrief{}}
+	nodeRate := make(map[int]int64) // a host's link rate (its first link)
+	for _, l := range cfg.Links {
+		for _, n := range []int{l.A, l.B} {
+			if _, ok := nodeRate[n]; !ok {
+				nodeRate[n] = l.Rate
+			}
+		}
+	}
 	for i, f := range cfg.Flows {
 		if i == maxListedFlows {
 			v.FlowsTruncated = true
 			break
 		}
 		v.Flows = append(v.Flows, flowBrief{ID: i, Src: cfg.Nodes[f.Src].Name, Dst: cfg.Nodes[f.Dst].Name,
-			Size: f.Size, StartNs: float64(f.Start) / 1e3})
+			Size: f.Size, StartNs: float64(f.Start) / 1e3, DstRateBps: nodeRate[f.Dst]})
 	}
 	if c.Refused != nil {
 		// too big to build here; a run of it would be refused

@@ -282,7 +282,13 @@ type flowState struct {
 	lastCNP    Time
 	cnpEver    bool
 	delivered  int64
-	sampledDel int64
+	sampledDel float64 // delivered less rxPending at the previous sample
+	sampledAt  Time    // the previous sample, or the flow's start
+	// rxPending bytes of delivered payload not yet counted by throughput_bps
+	// at rxPendAt: each delivery is spread over the time the receiver's
+	// link takes to carry it (rxDeliver)
+	rxPending  float64
+	rxPendAt   Time
 	halfDel    int64
 	halfActive bool
 	rxBits     []uint64 // receiver-driven: packets received (index seq/MTU)

@@ -631,6 +631,7 @@ func (s *Sim) receiveData(id int32, pk *packet) {
 	case inOrder:
 		f.rcvNxt += int64(pk.payload)
 		f.delivered += int64(pk.payload)
+		s.rxDeliver(f, pk.payload)
 		f.rxInOrder++
 		if int(f.rxInOrder) >= h.AckEvery || f.rcvNxt >= f.size || pk.ackReq {
 			kind = pktAck

@@ -294,6 +294,7 @@ func (s *Sim) receiveDriven(id int32, pk *packet, f *flowState, a *algoRun) {
 	if !dup {
 		f.rxBits[i>>6] |= bit
 		f.delivered += int64(pk.payload)
+		s.rxDeliver(f, pk.payload)
 		f.rxPkts++
 		if pk.ecn {
 			f.rxMarked++

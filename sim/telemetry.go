@@ -42,7 +42,7 @@ type MetricInfo struct {
 // BuiltinMetrics lists the built-in series in metric-id order.
 var BuiltinMetrics = [numBuiltinMetrics]MetricInfo{
 	{"queue_bytes", "queue", "B", true, true, "Bytes queued in the egress port at the sample instant, all priorities, wire bytes."},
-	{"throughput_bps", "throughput", "bps", false, false, "Payload bytes delivered to the receiver during the last interval × 8 / interval."},
+	{"throughput_bps", "throughput", "bps", false, false, "Payload bytes delivered to the receiver during the last interval × 8 / interval, each packet counted as it crosses the link into the receiver (so never above that link's rate); a flow's first sample covers only its part of the interval."},
 	{"rate_bps", "sending rate", "bps", false, false, "The sender's pacing rate; omitted while unlimited."},
 	{"cwnd_bytes", "window", "B", false, false, "The sender's window; omitted while the algorithm uses none."},
 	{"pfc_pause", "PFC pause", "", true, true, "1 if the port is paused by PFC at the sample instant, else 0."},
@@ -187,7 +187,45 @@ func (t *telemetry) flowStarted(s *Sim, id int32) {
 		i--
 	}
 	t.active[i] = id
-	s.flows[id].sampledDel = s.flows[id].delivered
+	s.flows[id].sampledDel = s.flowCounted(&s.flows[id])
+	s.flows[id].sampledAt = s.now
+}
+
+// rxRate is the rate of the link into a flow's receiver, bits per second.
+func (s *Sim) rxRate(f *flowState) int64 {
+	if ps := s.nodes[f.dst].ports; len(ps) > 0 {
+		return s.ports[ps[0]].rate
+	}
+	return 0
+}
+
+// rxDeliver notes payload bytes delivered to a flow's receiver. For
+// throughput_bps they count as arriving at the rate of the link into the
+// receiver, one after another, rather than all at the instant the last
+// bit lands: a sample interval shorter than a packet's time on that link
+// would otherwise see 0 or several times the link rate.
+func (s *Sim) rxDeliver(f *flowState, payload int32) {
+	f.rxPending = s.rxPendingAt(f, s.now) + float64(payload)
+	f.rxPendAt = s.now
+}
+
+// rxPendingAt is how much of the delivered payload is still to be counted
+// at time now (draining at the receiver's link rate since rxPendAt).
+func (s *Sim) rxPendingAt(f *flowState, now Time) float64 {
+	if f.rxPending <= 0 {
+		return 0
+	}
+	r := s.rxRate(f)
+	if r <= 0 {
+		return 0
+	}
+	left := f.rxPending - float64(now-f.rxPendAt)/float64(Second)*float64(r)/8
+	return max(0, left)
+}
+
+// flowCounted is the payload throughput_bps has counted so far.
+func (s *Sim) flowCounted(f *flowState) float64 {
+	return float64(f.delivered) - s.rxPendingAt(f, s.now)
 }
 
 func (t *telemetry) event(s *Sim, m Metric, flow int32, v float64) {
@@ -270,8 +308,13 @@ func (t *telemetry) sample(s *Sim) {
 	}
 	for _, id := range act {
 		f := &s.flows[id]
-		b = append(b, Sample{now, MetricThroughput, id, float64(f.delivered-f.sampledDel) * 8 / secs})
-		f.sampledDel = f.delivered
+		// a flow that started during the interval: over its part of it
+		c, dt := s.flowCounted(f), secs
+		if f.sampledAt > now-t.interval && f.sampledAt < now {
+			dt = float64(now-f.sampledAt) / float64(Second)
+		}
+		b = append(b, Sample{now, MetricThroughput, id, (c - f.sampledDel) * 8 / dt})
+		f.sampledDel, f.sampledAt = c, now
 	}
 	for _, id := range act {
 		if f := &s.flows[id]; f.rate != cc.Unlimited {

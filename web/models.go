@@ -104,6 +104,26 @@ type CompareCell struct {
 	Best  bool
 }
 
+// CompareCol is one compared run's column: its label names the algorithm
+// (and the preset, policy or parameters that tell apart runs of one
+// algorithm).
+type CompareCol struct {
+	ID, ScenarioID, Name, Label, Status string
+	Note                                string // "the original, as it ran" or "its defaults" after "run with every algorithm"
+}
+
+// CompareParam is one parameter of a compared run; Differs marks a value
+// another run has otherwise.
+type CompareParam struct {
+	Name, Value string
+	Differs     bool
+}
+
+// CompareParams are one compared run's parameters.
+type CompareParams struct {
+	Items []CompareParam
+}
+
 // CompareRow is one metric across the compared runs.
 type CompareRow struct {
 	Label, Better string
@@ -121,6 +141,11 @@ type ComparePage struct {
 	// value of each row (SameScenario).
 	ScenarioID   string
 	SameScenario bool
+	Cols         []CompareCol    // one per run
+	Params       []CompareParams // one per run
+	RunAllFrom   string          // the run "run with every algorithm" keeps as one of the compared runs
+	Pending      bool            // a run is not done (still going, stopped or failed): no value is marked best
+	Defaults     bool            // the runs after the first were started with their algorithms' defaults
 }
 
 // ClassOwner is one owner of runs in the class view.

@@ -1,6 +1,7 @@
 // common.js: what every page shares: the large-text toggle, copy-link
 // buttons, "run with every algorithm", and small API helpers. An ES module,
 // no build step; it talks to the server's public REST API only.
+import { compareOrder, runAllPlan } from "./runall.js";
 
 // page errors are kept where the real-browser tests (and a curious
 // student with the inspector) can read them: the page's data-errors
@@ -72,16 +73,21 @@ export async function copyText(text, statusEl) {
 }
 
 // runAll starts a scenario under every registered algorithm and opens the
-// comparison of those runs. A run refused by a per-client or queue limit
+// comparison of those runs. Given the run it was asked from (fromRun),
+// that run, as it ran (its parameters and preset), is the first compared
+// run and its algorithm is not started again; every other algorithm runs
+// with its defaults. A run refused by a per-client or queue limit
 // (429) is retried as slots free up; one the scenario cannot run with
 // (e.g. an algorithm that needs INT on a fabric without it) is reported
 // on the compare page.
-export async function runAll(scenarioId, button) {
+export async function runAll(scenarioId, button, fromRun) {
   if (button) { button.disabled = true; button.textContent = "Starting runs…"; }
   const algos = await api("GET", "/api/algorithms");
+  const original = fromRun ? await api("GET", "/api/runs/" + fromRun) : null;
   const ids = [];
   const refused = [];
-  for (const a of algos) {
+  for (const name of runAllPlan(algos, original && original.algorithm)) {
+    const a = { name };
     const deadline = Date.now() + 120000;
     for (;;) {
       try {
@@ -101,7 +107,7 @@ export async function runAll(scenarioId, button) {
   }
   try { sessionStorage.setItem("cclab-refused", JSON.stringify(refused)); } catch (e) { /* ignore */ }
   if (ids.length) {
-    location.href = "/compare?runs=" + ids.join(",");
+    location.href = "/compare?runs=" + compareOrder(fromRun, ids).join(",") + "&defaults=1";
   } else if (button) {
     button.disabled = false;
     button.textContent = "No algorithm could run it: " + refused.join("; ");
@@ -133,7 +139,7 @@ function init() {
   }
   const all = document.getElementById("run-all");
   if (all) {
-    all.addEventListener("click", () => runAll(all.dataset.scenario, all).catch((e) => {
+    all.addEventListener("click", () => runAll(all.dataset.scenario, all, all.dataset.run).catch((e) => {
       all.disabled = false;
       all.textContent = "Failed: " + e.message;
     }));

@@ -50,9 +50,19 @@ if (refused.length) {
   document.querySelector("h1").after(p);
 }
 
+// legendLabel names a run in the charts as its column does (the algorithm,
+// and what tells apart runs of one algorithm), with its id's start when
+// two columns read the same.
+function legendLabel(r, runs) {
+  const cols = Array.from(document.querySelectorAll("#compare-table thead .col-label")).map((a) => a.textContent.trim());
+  const i = runs.indexOf(r);
+  const name = cols[i] || r.algorithm;
+  return cols.filter((c) => c === name).length > 1 || !cols[i] ? name + " " + r.id.slice(0, 6) : name;
+}
+
 async function main() {
   const runs = await Promise.all(ids.map((id) => api("GET", "/api/runs/" + id)));
-  const label = (r) => r.algorithm + " " + r.id.slice(0, 6);
+  const label = (r) => legendLabel(r, runs);
   const queue = timeChart(document.getElementById("cmp-queue"), { title: "Largest switch-port queue", unit: unit("queue_bytes") });
   const tput = timeChart(document.getElementById("cmp-tput"), { title: "Total throughput", unit: unit("throughput_bps") });
   const sizes = [];

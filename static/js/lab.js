@@ -7,6 +7,7 @@ import { fmt } from "./charts/index.js";
 import { RunView } from "./runview.js";
 import { getPath, pruneEmpty, readInput, setPath, writeInput } from "./lab-fields.js";
 import { axisOfField, gridArg, parseSeeds, parseValues, runCount } from "./sweep-grid.js";
+import { noteFork } from "./fork.js";
 import { runLabel } from "./classview-lab.js";
 
 const $ = (sel, root) => (root || document).querySelector(sel);
@@ -297,6 +298,7 @@ async function drawTopology(v) {
   const key = keyOf(v.hosts || [], v.ports || []);
   if (key === topoKey) return;
   topoKey = key;
+  view.clearSelection(); // another topology: the clicked ports and host may not exist there
   const resp = await fetch("/ui/topology", {
     method: "POST", headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ hosts: v.hosts, ports: v.ports }),
@@ -315,6 +317,7 @@ async function save() {
   const parent = scenarioId || data.parent; // the scenario this one was edited from (the class view)
   const r = await api("POST", "/api/scenarios" + (parent ? "?parent=" + encodeURIComponent(parent) : ""), doc);
   if (r.id !== scenarioId) {
+    noteFork(api, scenarioId, r.id); // not a silent fork: say what it is
     scenarioId = r.id;
     history.replaceState(null, "", "/s/" + r.id);
   }

@@ -5,6 +5,7 @@ import { api } from "./common.js";
 import { cdfChart, sizeChart } from "./charts/index.js";
 import { RunView } from "./runview.js";
 import { sizeLabels } from "./vocabulary.js";
+import { drawConvergence, drawSlowdownCdf } from "./runanalysis.js";
 
 const data = JSON.parse(document.getElementById("run-data").textContent);
 const view = new RunView();
@@ -137,6 +138,8 @@ async function main() {
     await view.loadStored(data.id, run.changes);
     drawSummary(run.summary);
     view.showSummaryStats(run.summary);
+    drawConvergence(view);
+    await drawSlowdownCdf(data.id).catch(() => {});
     document.body.dataset.charts = "ready";
     return;
   }

@@ -6,6 +6,8 @@ import { api } from "./common.js";
 import { fmt, running, timeChart } from "./charts/index.js";
 import { busiest } from "./charts/shape.js";
 import { help, isPortMetric, unit } from "./vocabulary.js";
+import { FlowCharts } from "./flowcharts.js";
+import { bindTopoZoom } from "./topozoom.js";
 
 const FLOW_CHARTS = ["throughput_bps", "cwnd_bytes", "rate_bps", "qp_solve_ns"];
 const DEFAULT_FLOWS = 8;
@@ -32,7 +34,9 @@ export class RunView {
     this.charts = {};
     this.ws = null;
     this.makeCharts();
+    this.fc = new FlowCharts(this);
     this.bindTopology();
+    bindTopoZoom();
     const sel = document.getElementById("algo-series");
     if (sel) {
       sel.addEventListener("change", () => { this.setAlgoMetric(sel.value); this.rebuild("algo"); });
@@ -77,6 +81,7 @@ export class RunView {
     this.algoMetrics = new Set();
     this.qp = running();
     this.qpExact = false;
+    this.fc.reset();
     const sel = document.getElementById("algo-series");
     if (sel) sel.textContent = "";
     this.setAlgoMetric("");
@@ -87,10 +92,39 @@ export class RunView {
     const stats = document.getElementById("qp-stats");
     if (stats) stats.hidden = true;
     this.showMarkers();
+    this.clearSelection(); // a new run starts with the busiest ports and the first flows
+  }
+
+  // clearSelection forgets the clicked ports and host (a new run, another
+  // topology: they may not exist there).
+  clearSelection() {
+    const ports = this.selectedPorts !== null;
+    const flows = this.selectedFlows !== null;
+    this.selectedPorts = null;
+    this.selectedFlows = null;
+    this.host = null;
+    if (ports) this.rebuild("queue");
+    if (flows) this.rebuild("flows");
+    this.markTopology();
   }
 
   setFlows(flows) {
     this.flows = flows || [];
+    // a selected host's flows are those of the new workload
+    if (this.host) this.selectedFlows = new Set(this.flows.filter((f) => f.src === this.host || f.dst === this.host).map((f) => String(f.id)));
+  }
+
+  // flowDst is a flow's receiver, dstRates each receiver's link rate
+  // (bits/s), from the validated scenario's flows.
+  flowDst(entity) {
+    const f = this.flows[Number(entity)];
+    return f && String(f.id) === String(entity) ? f.dst : null;
+  }
+
+  dstRates() {
+    const r = {};
+    for (const f of this.flows) if (f.dstRateBps > 0) r[f.dst] = f.dstRateBps;
+    return r;
   }
 
   // ---- topology interaction ----
@@ -145,6 +179,7 @@ export class RunView {
       this.selectedFlows = new Set(this.flows.filter((f) => f.src === name || f.dst === name).map((f) => String(f.id)));
     }
     this.rebuild("flows");
+    this.fc.showPick();
   }
 
   // ---- which series each chart shows ----
@@ -155,7 +190,7 @@ export class RunView {
 
   flowShown(entity) {
     if (this.selectedFlows) return this.selectedFlows.has(entity);
-    return Number(entity) < DEFAULT_FLOWS;
+    return this.fc.shown(entity, Number(entity) < DEFAULT_FLOWS);
   }
 
   flowLabel(entity) {
@@ -179,6 +214,19 @@ export class RunView {
 
   label(key) {
     return key.metric === "queue_bytes" ? key.entity : this.flowLabel(key.entity);
+  }
+
+  // colorOf: a flow keeps one colour on every chart (its id's); ports
+  // take their series' order.
+  colorOf(key) {
+    return key.metric === "queue_bytes" || isPortMetric(key.metric) ? undefined : Number(key.entity);
+  }
+
+  // values are what a chart draws of series i from point from on: per-flow
+  // throughput averaged over the stated window, else the points.
+  values(key, d, from) {
+    if (key.metric === "throughput_bps") return this.fc.smooth(d, from);
+    return from ? d.v.slice(from) : d.v;
   }
 
   addKey(k) {
@@ -211,16 +259,18 @@ export class RunView {
     const key = this.keys[i];
     const d = this.data[i];
     if (!key || !d) return;
+    const from = d.t.length;
     for (let j = 0; j < t.length; j++) {
       d.t.push(t[j]);
       d.v.push(v[j]);
       if (v[j] !== null && v[j] > d.max) d.max = v[j];
       if (key.metric === "qp_solve_ns" && v[j] !== null) this.qp.add(v[j]);
     }
+    const vals = this.values(key, d, from);
     const ch = this.chartFor(key.metric);
     if (ch && this.shown(key)) {
-      ch.ensureSeries(this.label(key), this.label(key));
-      ch.append(this.label(key), t, v);
+      ch.ensureSeries(this.label(key), this.label(key), this.colorOf(key));
+      ch.append(this.label(key), t, vals);
     }
   }
 
@@ -237,6 +287,7 @@ export class RunView {
         this.rebuild("queue");
       }
     }
+    this.fc.update(false);
     for (const ch of Object.values(this.charts)) ch.redraw();
     if (this.qp.count() > 0 && !this.qpExact) {
       const stats = document.getElementById("qp-stats");
@@ -260,8 +311,8 @@ export class RunView {
         if (!k) return;
         const match = m === "algo" ? k.metric === this.algoMetric : k.metric === m;
         if (match && this.shown(k)) {
-          ch.ensureSeries(this.label(k), this.label(k));
-          ch.append(this.label(k), this.data[i].t, this.data[i].v);
+          ch.ensureSeries(this.label(k), this.label(k), this.colorOf(k));
+          ch.append(this.label(k), this.data[i].t, k.metric === "throughput_bps" ? this.data[i].a || this.data[i].v : this.data[i].v);
         }
       });
       for (const mk of this.markers) ch.addMarker(mk.atNs, mk.label);
@@ -327,6 +378,7 @@ export class RunView {
         case "parameter-changed": this.addMarker(m.atNs, m.params); break;
         case "done":
         case "failed":
+          this.fc.update(true);
           if (on.done) on.done(m);
           this.close();
           break;
@@ -357,6 +409,7 @@ export class RunView {
     for (const s of chart.series) this.add(s.i, s.t, s.v);
     for (const c of changes || []) this.addMarker(c.atNs, c.params);
     this.afterBatch();
+    this.fc.update(true);
   }
 }
 

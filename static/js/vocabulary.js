@@ -29,3 +29,8 @@ export function isPortMetric(metric) {
 export function sizeLabels() {
   return (vocab.sizeBuckets || []).map((b) => b.label);
 }
+
+// sizeBuckets are the FCT-slowdown size buckets: [{lo_bytes, hi_bytes, label}].
+export function sizeBuckets() {
+  return (vocab.sizeBuckets || []).slice();
+}

@@ -236,7 +236,9 @@ export function timeChart(el, opts) {
     if (tr) tr.classList.toggle("dim", !on);
   }
 
-  function ensureSeries(key, label) {
+  // colorIdx, when given, picks the series' colour and dash (a flow keeps
+  // its colour on every chart); else the series' own index does.
+  function ensureSeries(key, label, colorIdx) {
     const k = String(key);
     let i = keyIdx.get(k);
     const text = label == null || label === "" ? k : String(label);
@@ -256,10 +258,11 @@ export function timeChart(el, opts) {
     keys.push(k);
     keyIdx.set(k, i);
     data.push([]);
-    const d = dash(i);
+    const ci = colorIdx == null || !Number.isFinite(Number(colorIdx)) ? i : Number(colorIdx);
+    const d = dash(ci);
     u.addSeries({
       label: text,
-      stroke: color(i),
+      stroke: color(ci),
       width: 1.5,
       dash: scaledDash(d),
       _ccDash: d,
