@@ -297,6 +297,7 @@ func (s *Server) handleLab(w http.ResponseWriter, r *http.Request) {
 		}
 		doc = run.Scenario
 		l.Name = run.Name + " (as run " + run.ID + ")"
+		l.Parent = run.ScenarioID
 	} else if id := chi.URLParam(r, "id"); id != "" {
 		sc, err := s.resolveScenario(r, id)
 		if err != nil {

@@ -32,6 +32,7 @@ func (s *Server) routes() chi.Router {
 	// the sweep pages (sweep_pages.go)
 	r.Get("/sweeps", s.handleSweepsPage)
 	r.Get("/sweeps/{id}", s.handleSweepPage)
+	r.Get("/s/{id}/class", s.handleClassScenarioPage) // classview.go
 	r.Route("/api", func(r chi.Router) {
 		r.Get("/health", s.handleHealth)
 		r.Post("/token", s.handleToken)
@@ -48,6 +49,10 @@ func (s *Server) routes() chi.Router {
 		r.Post("/scenarios/validate", s.handleValidateScenario)
 		r.Get("/scenarios/{id}", s.handleGetScenario)
 		r.Delete("/scenarios/{id}", s.handleDeleteScenario)
+		r.Get("/scenarios/{id}/class", s.handleClassScenario) // classview.go
+		r.Get("/scenarios/{id}/exercise", s.handleGetExercise)
+		r.Put("/scenarios/{id}/exercise", s.handlePutExercise)
+		r.Delete("/scenarios/{id}/exercise", s.handleDeleteExercise)
 		r.Post("/runs", s.handleCreateRun)
 		r.Get("/runs", s.handleListRuns)
 		r.Get("/runs/{id}", s.handleGetRun)

@@ -26,6 +26,7 @@ type runRequest struct {
 	CC         json.RawMessage `json:"cc"`
 	Seed       *uint64         `json:"seed"`
 	Speed      json.RawMessage `json:"speed"`
+	Label      string          `json:"label"` // the name a student typed (the class view shows it)
 }
 
 // parseSpeed reads "max" or simulated microseconds per wall second.
@@ -58,6 +59,11 @@ func (s *Server) handleCreateRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := who(r)
+	label, err := cleanLabel(req.Label)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	// the cheap limits first, so that a client hammering the route is
 	// refused before its scenario is compiled: its runs in the queue, then
 	// its creation rate (a compiled request is charged even when the
@@ -69,7 +75,6 @@ func (s *Server) handleCreateRun(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
-		var err error
 		if undoCreate, err = s.limits.admitCreate(id.owner); err != nil {
 			s.writeError(w, r, err)
 			return
@@ -94,6 +99,11 @@ func (s *Server) handleCreateRun(w http.ResponseWriter, r *http.Request) {
 		undoWork()
 		s.writeError(w, r, err)
 		return
+	}
+	if label != "" {
+		if err := s.db.SetRunLabel(r.Context(), run.ID, label); err != nil {
+			s.log.Warn("labelling a run", "run", run.ID, "err", err)
+		}
 	}
 	writeJSON(w, http.StatusCreated, map[string]any{"id": run.ID, "status": run.Status, "links": runLinks(run.ID, run.ScenarioID)})
 }
@@ -159,6 +169,10 @@ func (s *Server) prepareRun(r *http.Request, req *runRequest) (runs.Submission, 
 	}
 	if c.Refused != nil {
 		return sub, runError(c.Refused)
+	}
+	if err := s.checkExercise(r, sub.ScenarioID, c.Canonical); err != nil { // classview.go
+		c.Release()
+		return sub, err
 	}
 	if inline != nil {
 		_, err := s.db.PutScenario(r.Context(), inline)
@@ -472,6 +486,10 @@ func (s *Server) handleParams(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(probe) == 0 {
 		s.writeError(w, r, errorf(http.StatusUnprocessableEntity, "", "want an object of parameter values, e.g. {\"wr\": 100}"))
+		return
+	}
+	if err := s.checkExerciseParams(r, run.ScenarioID, probe); err != nil { // classview.go
+		s.writeError(w, r, err)
 		return
 	}
 	change, err := s.mgr.SetParams(r.Context(), run.ID, body)

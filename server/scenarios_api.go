@@ -24,13 +24,14 @@ type scenarioJSON struct {
 	Runs        int               `json:"runs"`
 	Links       map[string]string `json:"links"`
 	Scenario    json.RawMessage   `json:"scenario,omitempty"`
+	Parent      string            `json:"parent,omitempty"` // the scenario it was edited from (classview.go)
 }
 
 func (s *Server) scenarioJSON(sc *store.Scenario) scenarioJSON {
 	return scenarioJSON{ID: sc.ID, Name: sc.Name, Description: sc.Description, Builtin: sc.Builtin,
 		Library: s.libNames[sc.ID], CreatedAt: sc.CreatedAt.UTC(), Runs: sc.Runs,
 		Links:    map[string]string{"self": "/api/scenarios/" + sc.ID, "share": "/s/" + sc.ID},
-		Scenario: json.RawMessage(sc.JSON)}
+		Scenario: json.RawMessage(sc.JSON), Parent: sc.Parent}
 }
 
 func (s *Server) handleListScenarios(w http.ResponseWriter, r *http.Request) {
@@ -102,6 +103,9 @@ func (s *Server) handleCreateScenario(w http.ResponseWriter, r *http.Request) {
 	created, err := s.db.PutScenario(r.Context(), rec)
 	if err == nil {
 		err = s.db.Claim(r.Context(), store.OwnedScenario, rec.ID, who(r).owner) // the first to store it owns it
+	}
+	if err == nil && !rec.Builtin {
+		err = s.setParent(r, rec.ID, r.URL.Query().Get("parent")) // classview.go
 	}
 	if err != nil {
 		s.writeError(w, r, err)

@@ -25,6 +25,9 @@ type Scenario struct {
 	// Runs is the number of runs referring to the scenario (filled by
 	// GetScenario and ListScenarios).
 	Runs int
+	// Parent is the scenario this one was edited from ("" if none; set by
+	// SetScenarioParent).
+	Parent string
 }
 
 // ScenarioID returns the id of a scenario: the lowercase hex of the first 12
@@ -77,13 +80,13 @@ func (db *DB) PutScenario(ctx context.Context, sc *Scenario) (created bool, err 
 
 // scenarioColumns are the columns scanScenario reads, without the JSON.
 const scenarioColumns = `s.id, s.name, s.description, s.builtin, s.created_at,
-	(SELECT count(*) FROM runs r WHERE r.scenario_id = s.id)`
+	(SELECT count(*) FROM runs r WHERE r.scenario_id = s.id), coalesce(s.parent, '')`
 
 // scanScenario scans scenarioColumns, then the extra destinations.
 func scanScenario(row interface{ Scan(...any) error }, extra ...any) (Scenario, error) {
 	var sc Scenario
 	var created int64
-	dest := append([]any{&sc.ID, &sc.Name, &sc.Description, &sc.Builtin, &created, &sc.Runs}, extra...)
+	dest := append([]any{&sc.ID, &sc.Name, &sc.Description, &sc.Builtin, &created, &sc.Runs, &sc.Parent}, extra...)
 	if err := row.Scan(dest...); err != nil {
 		return Scenario{}, err
 	}

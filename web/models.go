@@ -77,6 +77,9 @@ type Lab struct {
 	// (Featured: the featured ids).
 	Instructor bool
 	Featured   []string
+	// Parent is the scenario of the run a ?from= lab starts from: what it
+	// saves was edited from it (classview.go).
+	Parent string
 }
 
 // Row is one line of a summary table.

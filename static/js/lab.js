@@ -9,6 +9,7 @@ import { getPath, pruneEmpty, readInput, setPath, writeInput } from "./lab-field
 import { axisOfField, gridArg, parseSeeds, parseValues, runCount } from "./sweep-grid.js";
 import { noteFork } from "./fork.js";
 import { costText, expectedWall, needsConfirm, simSeconds, simulatedText, slowMotion } from "./guide.js";
+import { runLabel } from "./classview-lab.js";
 
 const $ = (sel, root) => (root || document).querySelector(sel);
 const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
@@ -315,7 +316,8 @@ async function save() {
   const v = await validate();
   if (!v) return null;
   const doc = collect();
-  const r = await api("POST", "/api/scenarios", doc);
+  const parent = scenarioId || data.parent; // the scenario this one was edited from (the class view)
+  const r = await api("POST", "/api/scenarios" + (parent ? "?parent=" + encodeURIComponent(parent) : ""), doc);
   if (r.id !== scenarioId) {
     noteFork(api, scenarioId, r.id); // not a silent fork: say what it is
     scenarioId = r.id;
@@ -478,7 +480,7 @@ async function run() {
       $("#run-btn").disabled = false;
       return;
     }
-    const r = await api("POST", "/api/runs", { scenarioId: id, speed: speedValue() });
+    const r = await api("POST", "/api/runs", { scenarioId: id, speed: speedValue(), label: runLabel() });
     view.reset();
     foreign = false;
     setStatus("queued");
