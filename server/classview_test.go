@@ -156,6 +156,13 @@ func TestExerciseLocksFields(t *testing.T) {
 	if decodeTo(t, body, &e); code != 422 || e.Field != "cc.algorithm" {
 		t.Errorf("cc override: %d %s", code, body)
 	}
+	// a sweep of the exercise over a locked field is refused, naming the
+	// field and the point; over a free field it starts
+	code, body = s.do("POST", "/api/sweeps", map[string]any{"scenarioId": base.ID, "grid": []string{"topology.hostLink.rate=10Gbps,25Gbps"}}, student.headers...)
+	if decodeTo(t, body, &e); code != 422 || e.Field != "topology" || !strings.Contains(e.Error, "point topology.hostLink.rate=25Gbps") {
+		t.Errorf("sweep over a locked field: %d %s", code, body)
+	}
+	s.must(http.StatusCreated, "POST", "/api/sweeps", map[string]any{"scenarioId": base.ID, "grid": []string{"cc.params.g=0.01,0.02"}}, nil, student.headers...)
 	// a copy that changes only what the exercise is about runs
 	free := smallScenario("exercise", "dcqcn", "3ms")
 	free["cc"].(map[string]any)["params"] = map[string]any{"g": 0.01}

@@ -225,7 +225,14 @@ func (s *Server) createSweep(r *http.Request, req *runSweepRequest) (*store.Swee
 			var c *runs.Compiled
 			if c, err = s.checkPoint(pdoc); err == nil {
 				work += c.Cost.Packets * float64(len(sp.Seeds))
+				err = s.checkPointExercise(r, scenarioID, c)
 			}
+		}
+		var ae *apiError
+		if errors.As(err, &ae) {
+			// a locked field of a pinned exercise (classview.go)
+			ae.Msg = fmt.Sprintf("point %s: %s", pointLabel(sp, p), ae.Msg)
+			return nil, ae
 		}
 		if err != nil {
 			return nil, pointError(sp, p, err)
@@ -273,6 +280,16 @@ func (s *Server) checkPoint(doc []byte) (*runs.Compiled, error) {
 		return nil, re
 	}
 	return c, nil
+}
+
+// checkPointExercise refuses a point that changes a locked field of the
+// exercise its scenario is, or was edited from.
+func (s *Server) checkPointExercise(r *http.Request, scenarioID string, c *runs.Compiled) error {
+	canon, err := c.Scenario.Canonical()
+	if err != nil {
+		return err
+	}
+	return s.checkExercise(r, scenarioID, canon)
 }
 
 // pointError names the point whose scenario is wrong.
