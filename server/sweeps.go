@@ -433,16 +433,16 @@ func (s *Server) driveSweep(ctx context.Context, sw *store.Sweep, sp sweep.Spec)
 			log.Error("reading the sweep's runs", "err", err)
 		}
 		live := 0
-		var todo []store.SweepRun
+		var waiting []store.SweepRun
 		for _, x := range rows {
 			switch {
 			case x.Run == "", x.Status == store.StatusInterrupted:
-				todo = append(todo, x)
+				waiting = append(waiting, x)
 			case !store.Terminal(x.Status) && x.Status != "":
 				live++
 			}
 		}
-		if err == nil && len(todo) == 0 && live == 0 {
+		if err == nil && len(waiting) == 0 && live == 0 {
 			if ok, err := s.db.FinishSweep(bg, sw.ID, store.SweepDone, time.Now()); err != nil {
 				log.Error("marking the sweep done", "err", err)
 			} else if ok {
@@ -450,7 +450,7 @@ func (s *Server) driveSweep(ctx context.Context, sw *store.Sweep, sp sweep.Spec)
 			}
 			return
 		}
-		for _, x := range todo {
+		for _, x := range waiting {
 			if live >= window || ctx.Err() != nil {
 				break
 			}
@@ -663,15 +663,24 @@ func (s *Server) handleGetSweep(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, v)
 }
 
+// ownSweep is the request's sweep when the requester may change it (its
+// owner or an instructor).
+func (s *Server) ownSweep(r *http.Request) (*store.Sweep, error) {
+	sw, err := s.sweepByID(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := mayChange(r, sw.Owner, "the sweep"); err != nil {
+		return nil, err
+	}
+	return sw, nil
+}
+
 // handleCancelSweep stops submitting the sweep's runs and cancels those
 // queued or running; its finished points stay.
 func (s *Server) handleCancelSweep(w http.ResponseWriter, r *http.Request) {
-	sw, err := s.sweepByID(r)
+	sw, err := s.ownSweep(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := mayChange(r, sw.Owner, "the sweep"); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
@@ -720,12 +729,8 @@ func (s *Server) cancelSweep(ctx context.Context, sw *store.Sweep) error {
 // handleDeleteSweep cancels a sweep if it runs, then deletes it with its
 // runs.
 func (s *Server) handleDeleteSweep(w http.ResponseWriter, r *http.Request) {
-	sw, err := s.sweepByID(r)
+	sw, err := s.ownSweep(r)
 	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if err := mayChange(r, sw.Owner, "the sweep"); err != nil {
 		s.writeError(w, r, err)
 		return
 	}
