@@ -137,3 +137,15 @@ func viewShot(t *testing.T, ctx context.Context, name string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRunPageSimulatedProgress: a live run's page says how much of the
+// scenario's duration it has simulated ("… of 5 ms simulated").
+func TestRunPageSimulatedProgress(t *testing.T) {
+	var run struct{ ID string }
+	apiPost(t, "/api/runs", map[string]any{"scenarioId": libraryID(t, "mpcc-exp1"), "speed": 100}, &run) // 50 s to watch
+	defer apiPost(t, "/api/runs/"+run.ID+"/cancel", nil, nil)
+	ctx := browser(t)
+	must(t, ctx, chromedp.Navigate(serverURL+"/r/"+run.ID))
+	waitJS(t, ctx, `/^[0-9.]+ (ps|ns|µs|ms) of 5 ms simulated$/.test((document.getElementById("progress-text") || {}).textContent || "")`, 20*time.Second)
+	noErrors(t, ctx)
+}

@@ -58,3 +58,14 @@ export function slowMotion(cost) {
 export function simulatedText(simNs, totalNs) {
   return fmt.ns(simNs) + (totalNs > 0 ? " of " + fmt.ns(totalNs) : "") + " simulated";
 }
+
+const timeUnits = { s: 1e9, ms: 1e6, us: 1e3, "µs": 1e3, ns: 1, ps: 1e-3 };
+
+// timeNs reads a scenario time ("2.5ms", "40us", "1s") in nanoseconds;
+// anything else (no duration, a number without a unit) is 0: unknown.
+export function timeNs(v) {
+  const m = typeof v === "string" ? /^\s*([0-9]*\.?[0-9]+(?:e[+-]?[0-9]+)?)\s*(s|ms|us|µs|ns|ps)\s*$/i.exec(v) : null;
+  if (!m) return 0;
+  const unit = timeUnits[m[2]] ?? timeUnits[m[2].toLowerCase()];
+  return Number(m[1]) * unit;
+}

@@ -6,6 +6,7 @@ import { cdfChart, sizeChart } from "./charts/index.js";
 import { RunView } from "./runview.js";
 import { sizeLabels } from "./vocabulary.js";
 import { drawConvergence, drawSlowdownCdf } from "./runanalysis.js";
+import { simulatedText, timeNs } from "./guide.js";
 
 const data = JSON.parse(document.getElementById("run-data").textContent);
 const view = new RunView();
@@ -112,6 +113,20 @@ function showSweep(id) {
   document.querySelector("#main > p").after(p);
 }
 
+// showSimulated puts "1.2 ms of 10 ms simulated" beside a live run's status
+// (the total when the scenario has a duration).
+function showSimulated(simNs, totalNs) {
+  let el = $("progress-text");
+  if (!el) {
+    el = document.createElement("span");
+    el.id = "progress-text";
+    el.className = "muted";
+    el.setAttribute("aria-live", "off");
+    $("status").after(" ", el);
+  }
+  el.textContent = simulatedText(simNs || 0, totalNs);
+}
+
 function showStatus(st) {
   const status = $("status");
   if (status.textContent !== st) {
@@ -147,6 +162,7 @@ async function main() {
     hello: (m) => { if (m.run && !m.run.mine) foreign(); },
     progress: (p) => {
       showStatus(p.status);
+      showSimulated(p.simNs, timeNs(run.scenario && run.scenario.duration));
       // the run's own pace (another tab may have changed it)
       const sp = $("speed");
       const want = p.speed === "max" || p.speed === undefined ? "max" : String(p.speed);

@@ -1,7 +1,7 @@
 // The lab's guidance (static/js/guide.js): node --test static/jstest/
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { aboutHowLong, costText, expectedWall, needsConfirm, simulatedText, slowMotion } from "../js/guide.js";
+import { aboutHowLong, costText, expectedWall, needsConfirm, simulatedText, slowMotion, timeNs } from "../js/guide.js";
 
 test("how long, in a card's words", () => {
   assert.equal(aboutHowLong(0.03), "under a second");
@@ -35,4 +35,15 @@ test("tiny runs open in slow motion", () => {
 test("progress says simulated time out of the duration", () => {
   assert.equal(simulatedText(1.2e6, 10e6), "1.2 ms of 10 ms simulated");
   assert.equal(simulatedText(1.2e6, 0), "1.2 ms simulated");
+});
+
+test("a scenario's duration in nanoseconds, 0 when unknown", () => {
+  assert.equal(timeNs("2.5ms"), 2.5e6);
+  assert.equal(timeNs("40us"), 40e3);
+  assert.equal(timeNs("1s"), 1e9);
+  assert.equal(timeNs("20.96ns"), 20.96);
+  assert.equal(timeNs("500ps"), 0.5);
+  assert.equal(timeNs(undefined), 0);
+  assert.equal(timeNs("10"), 0);
+  assert.equal(timeNs("fast"), 0);
 });
