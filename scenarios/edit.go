@@ -234,3 +234,33 @@ func InsertParamsEvent(data []byte, at sim.Time, params []byte) ([]byte, int, er
 	out, err := encodeJSON(root)
 	return out, pos, err
 }
+
+// LookupPath finds the value at a --set path ("cc.params.g",
+// "workload[0].load") in a document decoded by encoding/json (maps and
+// slices); found is false when the path leads nowhere, and the error is a
+// malformed path, named like ApplySets names it.
+func LookupPath(doc any, path string) (v any, found bool, err error) {
+	steps, err := parsePath(path)
+	if err != nil {
+		return nil, false, err
+	}
+	cur := doc
+	for _, st := range steps {
+		if st.index < 0 {
+			m, ok := cur.(map[string]any)
+			if !ok {
+				return nil, false, nil
+			}
+			if cur, ok = m[st.key]; !ok {
+				return nil, false, nil
+			}
+			continue
+		}
+		a, ok := cur.([]any)
+		if !ok || st.index >= len(a) {
+			return nil, false, nil
+		}
+		cur = a[st.index]
+	}
+	return cur, true, nil
+}

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -173,5 +174,34 @@ func TestInsertParamsEvent(t *testing.T) {
 	}
 	if _, _, err := InsertParamsEvent([]byte(base), 0, []byte(`[1]`)); err == nil {
 		t.Fatal("a list of parameters was accepted")
+	}
+}
+
+func TestLookupPath(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal([]byte(`{"cc": {"params": {"g": 0.5}}, "workload": [{"load": 0.3}, {"flows": [{"size": "1MB"}]}]}`), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path  string
+		want  any
+		found bool
+		err   bool
+	}{
+		{"cc.params.g", 0.5, true, false},
+		{"workload[0].load", 0.3, true, false},
+		{"workload[1].flows[0].size", "1MB", true, false},
+		{"cc.params.nope", nil, false, false},
+		{"workload[2].load", nil, false, false},
+		{"cc.params.g.deeper", nil, false, false},
+		{"cc[0]", nil, false, false},
+		{"", nil, false, true},
+		{"workload[x]", nil, false, true},
+		{"cc..g", nil, false, true},
+	} {
+		v, found, err := LookupPath(doc, tc.path)
+		if (err != nil) != tc.err || found != tc.found || (found && v != tc.want) {
+			t.Errorf("%q: %v %v %v, want %v %v err=%v", tc.path, v, found, err, tc.want, tc.found, tc.err)
+		}
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/go-chi/chi/v5"
-
 	"cclab/store"
 )
 
@@ -162,11 +160,7 @@ func (s *Server) featured(r *http.Request) ([]string, error) {
 // the home page) or stops featuring it.
 func (s *Server) handleFeature(on bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		if err := needInstructor(r); err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		sc, err := s.resolveScenario(r, chi.URLParam(r, "id"))
+		sc, err := s.instructorScenario(r)
 		if err != nil {
 			s.writeError(w, r, err)
 			return

@@ -306,13 +306,18 @@ func (s *Server) handleGetExercise(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, exerciseView(ex))
 }
 
+// instructorScenario is the scenario the request names, for an instructor
+// (401 for anyone else).
+func (s *Server) instructorScenario(r *http.Request) (*store.Scenario, error) {
+	if err := needInstructor(r); err != nil {
+		return nil, err
+	}
+	return s.resolveScenario(r, chi.URLParam(r, "id"))
+}
+
 // handlePutExercise pins an exercise on a scenario (instructor only).
 func (s *Server) handlePutExercise(w http.ResponseWriter, r *http.Request) {
-	if err := needInstructor(r); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	sc, err := s.resolveScenario(r, chi.URLParam(r, "id"))
+	sc, err := s.instructorScenario(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -342,7 +347,7 @@ func (s *Server) handlePutExercise(w http.ResponseWriter, r *http.Request) {
 	locked := []string{}
 	for i, p := range req.Locked {
 		p = strings.TrimSpace(p)
-		if _, ok, err := jsonPath(doc, p); err != nil || !ok {
+		if _, ok, err := scenarios.LookupPath(doc, p); err != nil || !ok {
 			msg := "no such field in the scenario"
 			if err != nil {
 				msg = err.Error()
@@ -363,11 +368,7 @@ func (s *Server) handlePutExercise(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) handleDeleteExercise(w http.ResponseWriter, r *http.Request) {
-	if err := needInstructor(r); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	sc, err := s.resolveScenario(r, chi.URLParam(r, "id"))
+	sc, err := s.instructorScenario(r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -406,8 +407,8 @@ func (s *Server) checkExercise(r *http.Request, scenarioID string, canonical []b
 		return err
 	}
 	for _, p := range ex.Locked {
-		a, aok, _ := jsonPath(want, p)
-		b, bok, _ := jsonPath(got, p)
+		a, aok, _ := scenarios.LookupPath(want, p)
+		b, bok, _ := scenarios.LookupPath(got, p)
 		if aok != bok || !sameJSON(a, b) {
 			return errorf(http.StatusUnprocessableEntity, p, "%s is locked by the exercise %s: only the instructor may change it (the exercise has it %s)",
 				p, ex.ScenarioID, compactJSON(a))
@@ -428,46 +429,6 @@ func canonicalDoc(js []byte) (any, error) {
 	}
 	var doc any
 	return doc, json.Unmarshal(canon, &doc)
-}
-
-// jsonPath finds a field of a JSON document by a path: names separated by
-// dots, an index in brackets (workload[0].load, cc.params.g).
-func jsonPath(doc any, path string) (any, bool, error) {
-	if path == "" {
-		return nil, false, errors.New("empty path")
-	}
-	cur := doc
-	for _, part := range strings.Split(path, ".") {
-		name, rest, _ := strings.Cut(part, "[")
-		if name != "" {
-			m, ok := cur.(map[string]any)
-			if !ok {
-				return nil, false, nil
-			}
-			if cur, ok = m[name]; !ok {
-				return nil, false, nil
-			}
-		} else if rest == "" {
-			return nil, false, fmt.Errorf("empty name in %q", path)
-		}
-		for rest != "" {
-			idx, after, ok := strings.Cut(rest, "]")
-			i, err := strconv.Atoi(idx)
-			if !ok || err != nil || i < 0 {
-				return nil, false, fmt.Errorf("bad index in %q", path)
-			}
-			a, isArr := cur.([]any)
-			if !isArr || i >= len(a) {
-				return nil, false, nil
-			}
-			cur = a[i]
-			rest = strings.TrimPrefix(after, "[")
-			if after != "" && !strings.HasPrefix(after, "[") {
-				return nil, false, fmt.Errorf("bad index in %q", path)
-			}
-		}
-	}
-	return cur, true, nil
 }
 
 func sameJSON(a, b any) bool {

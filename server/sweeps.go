@@ -267,53 +267,42 @@ func (s *Server) createSweep(r *http.Request, req *runSweepRequest) (*store.Swee
 // checkPoint parses, builds and costs a point's scenario without building
 // its engine.
 func (s *Server) checkPoint(doc []byte) (*runs.Compiled, error) {
-	sc, err := scenarios.Parse(doc)
-	if err != nil {
-		return nil, err
+	c, err := runs.Check(doc, s.cfg.Limits, "", scenarios.BuildOptions{Policy: s.resolvePolicy})
+	if err == nil && c.Refused != nil {
+		err = c.Refused
 	}
-	cfg, _, err := scenarios.BuildWith(sc, scenarios.BuildOptions{Policy: s.resolvePolicy})
-	if err != nil {
-		return nil, err
-	}
-	c := &runs.Compiled{Scenario: sc, Config: cfg, Cost: runs.Estimate(cfg)}
-	if re := s.cfg.Limits.Check(c.Cost); re != nil {
-		return nil, re
-	}
-	return c, nil
+	return c, err
 }
 
 // checkPointExercise refuses a point that changes a locked field of the
 // exercise its scenario is, or was edited from.
 func (s *Server) checkPointExercise(r *http.Request, scenarioID string, c *runs.Compiled) error {
-	canon, err := c.Scenario.Canonical()
-	if err != nil {
-		return err
-	}
-	return s.checkExercise(r, scenarioID, canon)
+	return s.checkExercise(r, scenarioID, c.Canonical)
 }
 
 // pointError names the point whose scenario is wrong.
 func pointError(sp sweep.Spec, p sweep.Point, err error) error {
-	msg := err.Error()
+	label := pointLabel(sp, p)
 	var re *runs.Error
-	if errors.As(err, &re) {
+	if errors.As(err, &re) && re.Kind != runs.Invalid {
+		// a run limit: its status and limit name, the point in the message
 		ae := runError(re)
-		ae.Msg = fmt.Sprintf("point %s: %s", pointLabel(sp, p), ae.Msg)
+		ae.Msg = fmt.Sprintf("point %s: %s", label, ae.Msg)
 		for i := range ae.Errors {
-			ae.Errors[i].Error = fmt.Sprintf("point %s: %s", pointLabel(sp, p), ae.Errors[i].Error)
+			ae.Errors[i].Error = fmt.Sprintf("point %s: %s", label, ae.Errors[i].Error)
 		}
 		return ae
 	}
+	// an invalid scenario: named by the axis whose value made it so
 	field := "axes"
-	var se *scenarios.Error
-	if errors.As(err, &se) && len(se.Errors) > 0 {
+	if re != nil {
 		for i, a := range sp.Axes {
-			if se.Errors[0].Field == a.Path || strings.HasPrefix(se.Errors[0].Field, a.Path+".") {
+			if f := re.Field(); f == a.Path || strings.HasPrefix(f, a.Path+".") {
 				field = fmt.Sprintf("axes[%d].values", i)
 			}
 		}
 	}
-	return errorf(http.StatusUnprocessableEntity, field, "point %s: %s", pointLabel(sp, p), msg)
+	return errorf(http.StatusUnprocessableEntity, field, "point %s: %s", label, err.Error())
 }
 
 // pointLabel is "path=value, path=value".

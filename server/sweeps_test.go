@@ -259,20 +259,23 @@ func TestSweepResumesAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// stop as soon as one run is done
+	// stop as soon as one run is done and the next is under way
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		rows, err := db.SweepRuns(ctx, sw.ID, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		done := 0
+		done, live := 0, 0
 		for _, x := range rows {
-			if x.Status == store.StatusDone {
+			switch x.Status {
+			case store.StatusDone:
 				done++
+			case store.StatusQueued, store.StatusRunning:
+				live++
 			}
 		}
-		if done >= 1 {
+		if done >= 1 && live >= 1 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -329,6 +332,9 @@ func TestSweepResumesAfterRestart(t *testing.T) {
 		if _, err := db.GetRun(ctx, id); err == nil {
 			t.Errorf("the interrupted run %s is still stored beside its replacement", id)
 		}
+	}
+	if len(interrupted) == 0 {
+		t.Error("the stop interrupted no run: the test did not exercise the resume")
 	}
 	t.Logf("%d runs were interrupted by the stop and ran again", len(interrupted))
 }

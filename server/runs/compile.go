@@ -43,7 +43,19 @@ func CompileWith(doc []byte, limits Limits, prefix string, opt scenarios.BuildOp
 	return compileParsed(sc, limits, prefix, opt)
 }
 
-func compileParsed(sc *scenarios.Scenario, limits Limits, prefix string, opt scenarios.BuildOptions) (*Compiled, error) {
+// Check is CompileWith without building the engine: the scenario parsed,
+// validated, built into a configuration and costed against limits (the
+// engine's own checks are left to the run). A sweep checks every point of
+// its grid this way before anything runs.
+func Check(doc []byte, limits Limits, prefix string, opt scenarios.BuildOptions) (*Compiled, error) {
+	sc, err := scenarios.Parse(doc)
+	if err != nil {
+		return nil, InvalidScenario(err, prefix)
+	}
+	return checkParsed(sc, limits, prefix, opt)
+}
+
+func checkParsed(sc *scenarios.Scenario, limits Limits, prefix string, opt scenarios.BuildOptions) (*Compiled, error) {
 	canon, err := sc.Canonical()
 	if err != nil {
 		return nil, InvalidScenario(err, prefix)
@@ -53,10 +65,16 @@ func compileParsed(sc *scenarios.Scenario, limits Limits, prefix string, opt sce
 		return nil, InvalidScenario(err, prefix)
 	}
 	c := &Compiled{Scenario: sc, Canonical: canon, Config: cfg, Meta: meta, Cost: Estimate(cfg)}
-	if c.Refused = limits.Check(c.Cost); c.Refused != nil {
-		return c, nil
+	c.Refused = limits.Check(c.Cost)
+	return c, nil
+}
+
+func compileParsed(sc *scenarios.Scenario, limits Limits, prefix string, opt scenarios.BuildOptions) (*Compiled, error) {
+	c, err := checkParsed(sc, limits, prefix, opt)
+	if err != nil || c.Refused != nil {
+		return c, err
 	}
-	if c.sim, err = sim.New(*cfg); err != nil {
+	if c.sim, err = sim.New(*c.Config); err != nil {
 		return nil, InvalidScenario(err, prefix)
 	}
 	return c, nil
