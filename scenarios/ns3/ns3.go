@@ -75,6 +75,9 @@ func ParseConfig(f File) (*Config, error) {
 		key, val, _ := strings.Cut(line, " ")
 		key = strings.TrimSpace(key)
 		val = strings.TrimSpace(val)
+		if val == "" {
+			return nil, &Error{File: f.Name, Line: n, Field: key, Msg: "no value (is the file cut short?): want `KEY value`"}
+		}
 		if _, seen := c.Values[key]; !seen {
 			c.Keys = append(c.Keys, key)
 		}
@@ -112,7 +115,7 @@ func ParseTopology(f File) (*Topology, error) {
 	lines := newLines(f)
 	head, n, ok := lines.next()
 	if !ok {
-		return nil, &Error{File: f.Name, Msg: "empty file: want `<nodes> <switches> <links>` on the first line"}
+		return nil, &Error{File: f.Name, Line: 1, Field: "counts", Msg: "empty file: want `<nodes> <switches> <links>` on the first line"}
 	}
 	counts, err := ints(head, 3, f.Name, n, "node, switch and link counts")
 	if err != nil {
@@ -120,12 +123,12 @@ func ParseTopology(f File) (*Topology, error) {
 	}
 	t := &Topology{Nodes: counts[0], Switches: map[int]bool{}}
 	if t.Nodes <= 0 || counts[1] < 0 || counts[2] < 0 || counts[1] > t.Nodes {
-		return nil, &Error{File: f.Name, Line: n, Msg: fmt.Sprintf("counts %v: want nodes > 0 and 0 <= switches <= nodes", counts)}
+		return nil, &Error{File: f.Name, Line: n, Field: "node, switch and link counts", Msg: fmt.Sprintf("%v: want nodes > 0 and 0 <= switches <= nodes", counts)}
 	}
 	if counts[1] > 0 {
 		sw, n, ok := lines.next()
 		if !ok {
-			return nil, &Error{File: f.Name, Msg: fmt.Sprintf("truncated after line %d: want the %d switch ids", n, counts[1])}
+			return nil, &Error{File: f.Name, Line: n, Field: "switch ids", Msg: fmt.Sprintf("truncated after line %d: want the %d switch ids", n, counts[1])}
 		}
 		ids, err := ints(sw, counts[1], f.Name, n, "switch ids")
 		if err != nil {
@@ -141,11 +144,11 @@ func ParseTopology(f File) (*Topology, error) {
 	for i := 0; i < counts[2]; i++ {
 		text, n, ok := lines.next()
 		if !ok {
-			return nil, &Error{File: f.Name, Msg: fmt.Sprintf("truncated after line %d: %d of %d links", n, i, counts[2])}
+			return nil, &Error{File: f.Name, Line: n, Field: "links", Msg: fmt.Sprintf("truncated after line %d: %d of %d links", n, i, counts[2])}
 		}
 		fs := strings.Fields(text)
 		if len(fs) != 5 {
-			return nil, &Error{File: f.Name, Line: n, Msg: fmt.Sprintf("want `a b rate delay error_rate`, got %d fields", len(fs))}
+			return nil, &Error{File: f.Name, Line: n, Field: "link", Msg: fmt.Sprintf("want `a b rate delay error_rate`, got %d fields (is the line cut short?)", len(fs))}
 		}
 		var l Link
 		for k, field := range []string{"a", "b"} {
@@ -180,6 +183,7 @@ type Flow struct {
 	DPort    int
 	Size     int64
 	Start    sim.Time // as written (the reference's 2 s offset included)
+	Line     int      // the line of the flow file it is on
 }
 
 // ParseFlows reads the flow count, then `src dst pg dport size start_s` per
@@ -188,26 +192,26 @@ func ParseFlows(f File, nodes int) ([]Flow, error) {
 	lines := newLines(f)
 	head, n, ok := lines.next()
 	if !ok {
-		return nil, &Error{File: f.Name, Msg: "empty file: want the flow count on the first line"}
+		return nil, &Error{File: f.Name, Line: 1, Field: "flow count", Msg: "empty file: want the flow count on the first line"}
 	}
 	cnt, err := ints(head, 1, f.Name, n, "flow count")
 	if err != nil {
 		return nil, err
 	}
 	if cnt[0] < 0 || cnt[0] > scenarios.MaxFlows {
-		return nil, &Error{File: f.Name, Line: n, Msg: fmt.Sprintf("flow count %d: want 0..%d", cnt[0], scenarios.MaxFlows)}
+		return nil, &Error{File: f.Name, Line: n, Field: "flow count", Msg: fmt.Sprintf("%d: want 0..%d", cnt[0], scenarios.MaxFlows)}
 	}
 	flows := make([]Flow, 0, cnt[0])
 	for i := 0; i < cnt[0]; i++ {
 		text, n, ok := lines.next()
 		if !ok {
-			return nil, &Error{File: f.Name, Msg: fmt.Sprintf("truncated after line %d: %d of %d flows", n, i, cnt[0])}
+			return nil, &Error{File: f.Name, Line: n, Field: "flows", Msg: fmt.Sprintf("truncated after line %d: %d of %d flows", n, i, cnt[0])}
 		}
 		fs := strings.Fields(text)
 		if len(fs) != 6 {
-			return nil, &Error{File: f.Name, Line: n, Msg: fmt.Sprintf("want `src dst pg dport size start_s`, got %d fields", len(fs))}
+			return nil, &Error{File: f.Name, Line: n, Field: "flow", Msg: fmt.Sprintf("want `src dst pg dport size start_s`, got %d fields (is the line cut short?)", len(fs))}
 		}
-		var fl Flow
+		fl := Flow{Line: n}
 		for k, field := range []string{"src", "dst", "pg", "dport"} {
 			v, err := strconv.Atoi(fs[k])
 			if err != nil || v < 0 || (k < 2 && nodes > 0 && v >= nodes) {
@@ -301,13 +305,13 @@ func (l *lineReader) next() (string, int, bool) {
 func ints(text string, want int, file string, line int, what string) ([]int, error) {
 	fs := strings.Fields(text)
 	if len(fs) != want {
-		return nil, &Error{File: file, Line: line, Msg: fmt.Sprintf("want %d numbers (%s), got %d", want, what, len(fs))}
+		return nil, &Error{File: file, Line: line, Field: what, Msg: fmt.Sprintf("want %d numbers, got %d", want, len(fs))}
 	}
 	out := make([]int, want)
 	for i, f := range fs {
 		v, err := strconv.Atoi(f)
 		if err != nil {
-			return nil, &Error{File: file, Line: line, Msg: fmt.Sprintf("%q is not a whole number (%s)", f, what)}
+			return nil, &Error{File: file, Line: line, Field: what, Msg: fmt.Sprintf("%q is not a whole number", f)}
 		}
 		out[i] = v
 	}
@@ -601,11 +605,23 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 	// flows
 	var list []obj
 	for i, f := range flows {
-		if t.Switches[f.Src] || t.Switches[f.Dst] {
-			return nil, &Error{File: flowFile, Line: i + 2, Field: "src/dst", Msg: fmt.Sprintf("flow %d: %d -> %d: a switch cannot send or receive flows", i, f.Src, f.Dst)}
+		line := f.Line
+		if line == 0 {
+			line = i + 2 // built by hand: the count, then one flow a line
+		}
+		for _, end := range []struct {
+			field string
+			id    int
+		}{{"src", f.Src}, {"dst", f.Dst}} {
+			if t.Switches[end.id] {
+				return nil, &Error{File: flowFile, Line: line, Field: end.field, Msg: fmt.Sprintf("flow %d: node %d is a switch, not a host: a switch cannot send or receive flows", i, end.id)}
+			}
+			if end.id < 0 || end.id >= t.Nodes {
+				return nil, &Error{File: flowFile, Line: line, Field: end.field, Msg: fmt.Sprintf("flow %d: node %d is not in the topology (0..%d)", i, end.id, t.Nodes-1)}
+			}
 		}
 		if f.Start < FlowOffset {
-			return nil, &Error{File: flowFile, Line: i + 2, Field: "start_s", Msg: fmt.Sprintf("flow %d starts before the 2 s offset the reference adds", i)}
+			return nil, &Error{File: flowFile, Line: line, Field: "start_s", Msg: fmt.Sprintf("flow %d starts before the 2 s offset the reference adds", i)}
 		}
 		list = append(list, obj{"src": hostName(f.Src), "dst": hostName(f.Dst),
 			"size": scenarios.FormatSize(f.Size), "start": scenarios.FormatTime(f.Start - FlowOffset)})

@@ -2,6 +2,8 @@ package ns3
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -91,32 +93,54 @@ func TestImport(t *testing.T) {
 	}
 }
 
-// Bad input names the file, the line and the field.
+// Bad input names the file, the line and the field: each case asserts
+// the three parts of the *Error and a piece of its message.
 func TestImportErrors(t *testing.T) {
 	cases := []struct {
 		name                string
 		config, topo, flows string
-		want                string
+		file                string
+		line                int
+		field, msg          string
 	}{
-		{"truncated topology", config, "4 2 3\n2 3\n0 2 100Gbps 1us 0\n", flows, "topo.txt: truncated after line 3: 1 of 3 links"},
-		{"link to unknown node", config, strings.Replace(topo, "1 2 100Gbps", "1 9 100Gbps", 1), flows, `topo.txt:4: b: "9" is not a node (0..3)`},
-		{"rate without unit", config, strings.Replace(topo, "400Gbps", "400", 1), flows, `topo.txt:5: rate: "400": want a rate`},
-		{"bad delay", config, strings.Replace(topo, "1000ns", "1000", 1), flows, `topo.txt:3: delay: "1000": want a time`},
-		{"flow host missing", config, topo, strings.Replace(flows, "0 1 3 100 1000", "0 7 3 100 1000", 1), `flow.txt:2: dst: "7" is not a node id`},
-		{"flow from a switch", config, topo, strings.Replace(flows, "0 1 3 100 1000", "2 1 3 100 1000", 1), "flow.txt:2: src/dst: flow 0: 2 -> 1: a switch"},
-		{"truncated flows", config, topo, "3\n0 1 3 100 1000 2.0\n", "flow.txt: truncated after line 2: 1 of 3 flows"},
-		{"flow before offset", config, topo, "1\n0 1 3 100 1000 1.5\n", "flow.txt:2: start_s: flow 0 starts before"},
-		{"unknown cc mode", strings.Replace(config, "CC_MODE 1", "CC_MODE 10", 1), topo, flows, "config.txt:1: CC_MODE: 10 is not an algorithm the lab has"},
-		{"rate param without unit", strings.Replace(config, "RATE_AI 20Mb/s", "RATE_AI 20", 1), topo, flows, `config.txt:2: RATE_AI: "20": want a rate`},
+		{"truncated config", strings.Replace(config, "KMIN_MAP 2 100000000000 400 400000000000 1600", "KMIN_MAP", 1), topo, flows,
+			"config.txt", 16, "KMIN_MAP", "no value (is the file cut short?)"},
+		{"truncated config map", strings.Replace(config, "KMIN_MAP 2 100000000000 400 400000000000 1600", "KMIN_MAP 2 100000000000 400 4000", 1), topo, flows,
+			"config.txt", 16, "KMIN_MAP", "want `n rate1 v1 ... rateN vN`"},
+		{"config without CC_MODE", strings.Replace(config, "CC_MODE 1\n", "", 1), topo, flows, "config.txt", 0, "CC_MODE", "missing"},
+		{"empty topology", config, "", flows, "topo.txt", 1, "counts", "empty file"},
+		{"truncated topology", config, "4 2 3\n2 3\n0 2 100Gbps 1us 0\n", flows, "topo.txt", 3, "links", "truncated after line 3: 1 of 3 links"},
+		{"truncated topology line", config, "4 2 3\n2 3\n0 2 100Gbps 1us 0\n1 2 100Gbps\n", flows, "topo.txt", 4, "link", "got 3 fields"},
+		{"truncated switch ids", config, "4 2 3\n", flows, "topo.txt", 1, "switch ids", "truncated after line 1"},
+		{"link to unknown node", config, strings.Replace(topo, "1 2 100Gbps", "1 9 100Gbps", 1), flows, "topo.txt", 4, "b", `"9" is not a node (0..3)`},
+		{"rate without unit", config, strings.Replace(topo, "400Gbps", "400", 1), flows, "topo.txt", 5, "rate", `"400": want a rate`},
+		{"bad delay", config, strings.Replace(topo, "1000ns", "1000", 1), flows, "topo.txt", 3, "delay", `"1000": want a time`},
+		{"flow host missing", config, topo, strings.Replace(flows, "0 1 3 100 1000", "0 7 3 100 1000", 1), "flow.txt", 2, "dst", `"7" is not a node id`},
+		{"flow from a switch", config, topo, strings.Replace(flows, "1 0 3 100 5000000", "2 0 3 100 5000000", 1), "flow.txt", 3, "src", "flow 1: node 2 is a switch, not a host"},
+		{"flow to a switch after a blank line", config, topo, strings.Replace(flows, "\n1 0 3 100 5000000", "\n\n1 3 3 100 5000000", 1), "flow.txt", 4, "dst", "node 3 is a switch"},
+		{"empty flows", config, topo, "\n", "flow.txt", 1, "flow count", "empty file"},
+		{"truncated flows", config, topo, "3\n0 1 3 100 1000 2.0\n", "flow.txt", 2, "flows", "truncated after line 2: 1 of 3 flows"},
+		{"truncated flow line", config, topo, "1\n0 1 3 100\n", "flow.txt", 2, "flow", "got 4 fields"},
+		{"flow before offset", config, topo, "1\n0 1 3 100 1000 1.5\n", "flow.txt", 2, "start_s", "flow 0 starts before"},
+		{"unknown cc mode", strings.Replace(config, "CC_MODE 1", "CC_MODE 10", 1), topo, flows, "config.txt", 1, "CC_MODE", "10 is not an algorithm the lab has"},
+		{"rate param without unit", strings.Replace(config, "RATE_AI 20Mb/s", "RATE_AI 20", 1), topo, flows, "config.txt", 2, "RATE_AI", `"20": want a rate`},
 		{"ecn map missing a rate", strings.Replace(config, "KMIN_MAP 2 100000000000 400 400000000000 1600", "KMIN_MAP 1 100000000000 400", 1), topo, flows,
-			"KMIN_MAP: no value for the topology's 400Gbps links"},
-		{"stop before offset", strings.Replace(config, "SIMULATOR_STOP_TIME 2.01", "SIMULATOR_STOP_TIME 1", 1), topo, flows, "SIMULATOR_STOP_TIME: 1 is not after"},
+			"config.txt", 16, "KMIN_MAP", "no value for the topology's 400Gbps links"},
+		{"stop before offset", strings.Replace(config, "SIMULATOR_STOP_TIME 2.01", "SIMULATOR_STOP_TIME 1", 1), topo, flows, "config.txt", 18, "SIMULATOR_STOP_TIME", "1 is not after"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := FromFiles("t", File{"config.txt", []byte(tc.config)}, File{"topo.txt", []byte(tc.topo)}, File{"flow.txt", []byte(tc.flows)})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want it to contain %q", err, tc.want)
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v (%T), want an *ns3.Error", err, err)
+			}
+			if e.File != tc.file || e.Line != tc.line || e.Field != tc.field || !strings.Contains(e.Msg, tc.msg) {
+				t.Fatalf("error %q: file %q line %d field %q, want %q line %d field %q and a message containing %q",
+					err, e.File, e.Line, e.Field, tc.file, tc.line, tc.field, tc.msg)
+			}
+			if tc.line > 0 && !strings.HasPrefix(err.Error(), fmt.Sprintf("%s:%d: %s: ", tc.file, tc.line, tc.field)) {
+				t.Fatalf("message %q does not start with file:line: field", err)
 			}
 		})
 	}
