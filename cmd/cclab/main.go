@@ -1,8 +1,8 @@
 // Command cclab is the congestion-control lab: it runs scenarios headless
 // (run), sweeps them over a grid of values and seeds (sweep), serves the
 // lab (serve), backs up its database (backup), checks scenarios
-// (validate), lists the algorithms (algorithms) and reproduces the seeds'
-// experiments (reproduce).
+// (validate), lists the algorithms (algorithms), reproduces the seeds'
+// experiments (reproduce) and imports other tools' files (import).
 package main
 
 import (
@@ -55,6 +55,10 @@ Usage:
   cclab import pytorch ACTOR.safetensors --out POLICY.safetensors [--algo fdcc|rlcc] [--prefix pi.]
       Convert an LSTM-TD3 actor trained with the reference PyTorch code into a lab policy file
       (cc.policy in a scenario, or an upload on the training page).
+  cclab import ns3 CONFIG.txt [--out SCENARIO.json] [--topology FILE] [--flows FILE] [--strict] [--name NAME]
+      Turn an experiment of HPCC's ns-3 simulator (its config.txt and the TOPOLOGY_FILE and FLOW_FILE
+      it names, found beside the config or in its parent folder) into a scenario, written to --out or
+      standard output; config keys the lab does not understand are listed as warnings (--strict: an error).
 
 The scenario format and the result files are described in the lab's
 scenario-format document (scenarios/scenario-format.md in the source tree).

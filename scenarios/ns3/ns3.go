@@ -329,6 +329,47 @@ type Import struct {
 	Ignored []string
 	// Unknown lists the config keys the lab does not understand.
 	Unknown []string
+	// Config is the parsed config the scenario came from.
+	Config *Config
+}
+
+// Warnings says, one line per key, which config keys the lab does not
+// understand (and so left out of the scenario), each with its line.
+func (imp *Import) Warnings() []string {
+	var out []string
+	for _, k := range imp.Unknown {
+		out = append(out, imp.unknownError(k).Error()+": left out of the scenario")
+	}
+	return out
+}
+
+// StrictError is nil when every config key is understood; otherwise an
+// *Error naming the first unknown key and its line, and listing them all.
+func (imp *Import) StrictError() error {
+	if len(imp.Unknown) == 0 {
+		return nil
+	}
+	e := imp.unknownError(imp.Unknown[0])
+	if len(imp.Unknown) > 1 {
+		e.Msg += fmt.Sprintf("; %d unknown keys in all: %s", len(imp.Unknown), strings.Join(imp.Unknown, ", "))
+	}
+	return e
+}
+
+func (imp *Import) unknownError(key string) *Error {
+	e := &Error{Field: key, Msg: "not a config key the lab understands"}
+	if imp.Config != nil {
+		e.File, e.Line = imp.Config.File, imp.Config.Lines[key]
+	}
+	return e
+}
+
+// InputFiles are the keys naming files the experiment reads (TOPOLOGY_FILE,
+// FLOW_FILE), with their values: the files an importer must find. The
+// trace file (TRACE_FILE) and the outputs are not among them: they need
+// not exist.
+func (c *Config) InputFiles() (topology, flows string) {
+	return c.Values["TOPOLOGY_FILE"], c.Values["FLOW_FILE"]
 }
 
 // ccModes maps CC_MODE to the lab's algorithms.
@@ -406,7 +447,7 @@ type obj = map[string]any
 
 // Build turns parsed inputs into a scenario document.
 func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (*Import, error) {
-	imp := &Import{}
+	imp := &Import{Config: c}
 	used := map[string]bool{}
 	get := func(key string) (string, bool) {
 		v, ok := c.Values[key]
