@@ -226,8 +226,8 @@ func needInstructor(r *http.Request) error {
 // crossSite refuses state-changing requests a browser sends from another
 // origin (Origin, or Sec-Fetch-Site when there is no Origin), unless the
 // origin is allowed (--allow-origin, for a reverse proxy); and on /api it
-// accepts only JSON bodies (the policy upload also takes a file), so that
-// a form on another site cannot send one. Clients that send neither header
+// accepts only JSON bodies (the policy upload and the ns-3 import also take
+// files), so that a form on another site cannot send one. Clients that send neither header
 // (curl, scripts) are not browsers and pass.
 func (s *Server) crossSite(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -280,7 +280,7 @@ func (s *Server) sameOrigin(r *http.Request) bool {
 }
 
 // acceptsBody reports whether an /api request's body is JSON (or nothing),
-// or a policy file on the upload route.
+// a policy file on the upload route, or ns-3 files on the import route.
 func acceptsBody(r *http.Request) bool {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
@@ -292,6 +292,9 @@ func acceptsBody(r *http.Request) bool {
 	}
 	if mt == "application/json" {
 		return true
+	}
+	if r.URL.Path == "/api/import/ns3" {
+		return mt == "multipart/form-data"
 	}
 	return r.URL.Path == "/api/policies" && (mt == "multipart/form-data" || mt == "application/octet-stream")
 }

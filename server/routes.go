@@ -47,6 +47,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/scenarios", s.handleListScenarios)
 		r.Post("/scenarios", s.handleCreateScenario)
 		r.Post("/scenarios/validate", s.handleValidateScenario)
+		r.Post("/import/ns3", s.handleImportNS3) // import_ns3.go
 		r.Get("/scenarios/{id}", s.handleGetScenario)
 		r.Delete("/scenarios/{id}", s.handleDeleteScenario)
 		r.Get("/scenarios/{id}/class", s.handleClassScenario) // classview.go
