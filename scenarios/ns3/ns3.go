@@ -420,7 +420,6 @@ var ignoredKeys = map[string]string{
 	"INT_MULTI":         "INT values are exact, not quantised",
 	"PINT_LOG_BASE":     "PINT (CC_MODE 10) is not in the lab",
 	"PINT_PROB":         "PINT (CC_MODE 10) is not in the lab",
-	"SAMPLE_FEEDBACK":   "only 0 (every ACK) is modelled",
 	"L2_CHUNK_SIZE":     "with go-back-N and an ACK per packet it changes nothing",
 	"GLOBAL_T":          "read as host.bdp",
 }
@@ -532,9 +531,12 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		}
 		sw["buffer"] = fmt.Sprintf("%dMiB", mb)
 	}
+	// the reference's switches are always lossless (PFC cannot be turned
+	// off); its threshold is the dynamic one the lab models
 	if v, ok := get("USE_DYNAMIC_PFC_THRESHOLD"); ok && v != "1" {
 		return nil, c.err("USE_DYNAMIC_PFC_THRESHOLD", "%q: only the dynamic threshold (1) is modelled", v)
 	}
+	sw["pfc"] = obj{"enabled": true}
 	ecnOn := true
 	if v, ok := get("ENABLE_QCN"); ok {
 		ecnOn = v != "0"
@@ -573,6 +575,9 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 	}
 	if v, ok := get("L2_BACK_TO_ZERO"); ok && v != "0" {
 		return nil, c.err("L2_BACK_TO_ZERO", "%q: only go-back-N (0) is modelled", v)
+	}
+	if v, ok := get("SAMPLE_FEEDBACK"); ok && v != "0" {
+		return nil, c.err("SAMPLE_FEEDBACK", "%q: only feedback on every ACK (0) is modelled", v)
 	}
 	if v, ok := get("RATE_BOUND"); ok && v != "1" {
 		return nil, c.err("RATE_BOUND", "%q: the lab always paces at the rate (1)", v)

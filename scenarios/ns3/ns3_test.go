@@ -78,6 +78,9 @@ func TestImport(t *testing.T) {
 	if len(sc.CC.Params) != len(want) {
 		t.Errorf("params %v", sc.CC.Params)
 	}
+	if !sc.Switch.PFC {
+		t.Errorf("pfc off: the reference's switches are always lossless")
+	}
 	e := sc.Switch.ECN
 	if e == nil || !e.Enabled || e.Kmin != 400_000 || e.Kmax != 1_600_000 || e.Pmax != 0.2 || e.Scale != scenarios.ScaleLinkRate {
 		t.Errorf("ecn %+v", e)
@@ -126,6 +129,8 @@ func TestImportErrors(t *testing.T) {
 		{"rate param without unit", strings.Replace(config, "RATE_AI 20Mb/s", "RATE_AI 20", 1), topo, flows, "config.txt", 2, "RATE_AI", `"20": want a rate`},
 		{"ecn map missing a rate", strings.Replace(config, "KMIN_MAP 2 100000000000 400 400000000000 1600", "KMIN_MAP 1 100000000000 400", 1), topo, flows,
 			"config.txt", 16, "KMIN_MAP", "no value for the topology's 400Gbps links"},
+		{"sampled feedback", config + "SAMPLE_FEEDBACK 1\n", topo, flows, "config.txt", 22, "SAMPLE_FEEDBACK", "only feedback on every ACK (0) is modelled"},
+		{"static PFC threshold", config + "USE_DYNAMIC_PFC_THRESHOLD 0\n", topo, flows, "config.txt", 22, "USE_DYNAMIC_PFC_THRESHOLD", "only the dynamic threshold"},
 		{"stop before offset", strings.Replace(config, "SIMULATOR_STOP_TIME 2.01", "SIMULATOR_STOP_TIME 1", 1), topo, flows, "config.txt", 18, "SIMULATOR_STOP_TIME", "1 is not after"},
 	}
 	for _, tc := range cases {
