@@ -46,7 +46,7 @@ func (s *Server) handleImportNS3(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tooBig := limitError(http.StatusRequestEntityTooLarge, "max-import-size", "",
-		"an ns-3 import (config, topology and flow files) is at most %d bytes", maxNS3ImportBytes)
+		"request body over this route's limit of %d bytes for an ns-3 import (config, topology and flow files)", maxNS3ImportBytes)
 	r.Body = http.MaxBytesReader(w, r.Body, maxNS3ImportBytes)
 	if err := r.ParseMultipartForm(8 << 20); err != nil {
 		var mbe *http.MaxBytesError
@@ -54,7 +54,7 @@ func (s *Server) handleImportNS3(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, tooBig)
 			return
 		}
-		s.writeError(w, r, errorf(http.StatusBadRequest, "", "reading the form: %v", err))
+		s.writeError(w, r, errorf(http.StatusBadRequest, "", "reading the request body: not a multipart form with the parts config, topology and flows: %v", err))
 		return
 	}
 	defer r.MultipartForm.RemoveAll()
@@ -84,8 +84,12 @@ func (s *Server) handleImportNS3(w http.ResponseWriter, r *http.Request) {
 	imp, err := ns3.FromFiles(name, files[0], files[1], files[2])
 	var ne *ns3.Error
 	if errors.As(err, &ne) {
-		writeJSON(w, http.StatusUnprocessableEntity, ns3ImportError{Msg: ne.Error(), Field: ne.Field, File: ne.File, Line: ne.Line,
-			Errors: []fieldError{{Field: ne.Field, Error: ne.Error()}}})
+		field := ne.Field
+		if field == "" {
+			field = "file" // a problem with the file as a whole
+		}
+		writeJSON(w, http.StatusUnprocessableEntity, ns3ImportError{Msg: ne.Error(), Field: field, File: ne.File, Line: ne.Line,
+			Errors: []fieldError{{Field: field, Error: ne.Error()}}})
 		return
 	}
 	if err != nil {

@@ -135,3 +135,54 @@ func TestImportNS3Route(t *testing.T) {
 		t.Errorf("oversize: %d %s", code, data)
 	}
 }
+
+// FuzzImportNS3: POST /api/import/ns3 takes any three files (and any
+// form): never a 5xx, every 4xx in the error shape naming a field, every
+// 200 a scenario that parses.
+func FuzzImportNS3(f *testing.F) {
+	s := newFuzzServer(f)
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join(ns3RefDir, name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		return data
+	}
+	config, topo, flows := read("hp/config.txt"), read("topo_mpcc_fattree_pods2.txt"), read("flow_websearch_l30_10ms_s1.txt")
+	small := []byte("4 2 3\n2 3\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n2 3 400Gbps 1us 0\n")
+	f.Add(config, topo, flows)
+	f.Add(config, small, []byte("1\n0 1 3 100 1000 2.000001\n"))
+	f.Add([]byte("CC_MODE 8\nKMIN_MAP 1 100000000000 300\nKMAX_MAP 1 100000000000 300\nPMAX_MAP 1 100000000000 1\n"), small, []byte("1\n1 0 3 100 1 2\n"))
+	f.Add([]byte("CC_MODE 1\nLINK_DOWN 5 0 2\nERROR_RATE_PER_LINK 0.01\n"), small, []byte("0\n"))
+	f.Add([]byte("CC_MODE\n"), []byte(""), []byte(""))
+	f.Add(config, []byte("20001 0 0\n"), flows)
+	f.Fuzz(func(t *testing.T, config, topo, flows []byte) {
+		var b bytes.Buffer
+		mw := multipart.NewWriter(&b)
+		if err := mw.SetBoundary(fuzzBoundary); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range []struct {
+			name string
+			data []byte
+		}{{"config", config}, {"topology", topo}, {"flows", flows}} {
+			w, _ := mw.CreateFormFile(p.name, p.name+".txt")
+			w.Write(p.data)
+		}
+		mw.Close()
+		rec := s.serve("POST", "/api/import/ns3", "", mw.FormDataContentType(), b.Bytes())
+		checkAnswer(t, "POST /api/import/ns3", rec)
+		checkJSONAnswer(t, "POST /api/import/ns3", rec)
+		if rec.Code == http.StatusOK {
+			var v struct {
+				Scenario json.RawMessage `json:"scenario"`
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := scenarios.Parse(v.Scenario); err != nil {
+				t.Fatalf("a 200 with a scenario that does not parse: %v", err)
+			}
+		}
+	})
+}

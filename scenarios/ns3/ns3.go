@@ -125,6 +125,10 @@ func ParseTopology(f File) (*Topology, error) {
 	if t.Nodes <= 0 || counts[1] < 0 || counts[2] < 0 || counts[1] > t.Nodes {
 		return nil, &Error{File: f.Name, Line: n, Field: "node, switch and link counts", Msg: fmt.Sprintf("%v: want nodes > 0 and 0 <= switches <= nodes", counts)}
 	}
+	if t.Nodes-counts[1] > scenarios.MaxHosts || counts[1] > scenarios.MaxSwitches || counts[2] > scenarios.MaxLinks {
+		return nil, &Error{File: f.Name, Line: n, Field: "node, switch and link counts", Msg: fmt.Sprintf("%v: the lab takes at most %d hosts, %d switches and %d links",
+			counts, scenarios.MaxHosts, scenarios.MaxSwitches, scenarios.MaxLinks)}
+	}
 	if counts[1] > 0 {
 		sw, n, ok := lines.next()
 		if !ok {
@@ -201,7 +205,7 @@ func ParseFlows(f File, nodes int) ([]Flow, error) {
 	if cnt[0] < 0 || cnt[0] > scenarios.MaxFlows {
 		return nil, &Error{File: f.Name, Line: n, Field: "flow count", Msg: fmt.Sprintf("%d: want 0..%d", cnt[0], scenarios.MaxFlows)}
 	}
-	flows := make([]Flow, 0, cnt[0])
+	flows := make([]Flow, 0, min(cnt[0], 1<<16)) // the count is the file's claim: grow as lines come
 	for i := 0; i < cnt[0]; i++ {
 		text, n, ok := lines.next()
 		if !ok {

@@ -114,6 +114,7 @@ func TestImportErrors(t *testing.T) {
 		{"empty topology", config, "", flows, "topo.txt", 1, "counts", "empty file"},
 		{"truncated topology", config, "4 2 3\n2 3\n0 2 100Gbps 1us 0\n", flows, "topo.txt", 3, "links", "truncated after line 3: 1 of 3 links"},
 		{"truncated topology line", config, "4 2 3\n2 3\n0 2 100Gbps 1us 0\n1 2 100Gbps\n", flows, "topo.txt", 4, "link", "got 3 fields"},
+		{"too many nodes", config, "20001 0 0\n", flows, "topo.txt", 1, "node, switch and link counts", "at most 10000 hosts"},
 		{"truncated switch ids", config, "4 2 3\n", flows, "topo.txt", 1, "switch ids", "truncated after line 1"},
 		{"link to unknown node", config, strings.Replace(topo, "1 2 100Gbps", "1 9 100Gbps", 1), flows, "topo.txt", 4, "b", `"9" is not a node (0..3)`},
 		{"rate without unit", config, strings.Replace(topo, "400Gbps", "400", 1), flows, "topo.txt", 5, "rate", `"400": want a rate`},
