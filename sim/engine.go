@@ -223,7 +223,7 @@ type portState struct {
 	// cold
 	pausedSince Time
 	pausedTotal Time
-	qmonLast    Time    // queue samples counted up to here (RecordQueueSamples)
+	qmonNext    Time    // the first queue sample not yet counted (RecordQueueSamples)
 	qmonCount   []int64 // samples per length bucket
 	rng         rand.PCG
 	cp          cc.CongestionPoint

@@ -56,29 +56,27 @@ func (s *Sim) QueueSamples() [][]int64 {
 	return out
 }
 
-// samplesBefore is the number of sample times (0, step, …) before t.
-func (s *Sim) samplesBefore(t Time) int64 {
-	if t <= 0 {
-		return 0
-	}
-	return int64((t-1)/s.qmonStep) + 1
-}
-
 // qmonAdvance counts the samples since the port's last change at its
 // current length; called before every change of a switch port's queue.
-func (s *Sim) qmonAdvance(p *portState) { s.qmonAdvanceTo(p, s.now) }
+func (s *Sim) qmonAdvance(p *portState) {
+	if s.now > p.qmonNext {
+		s.qmonAdvanceTo(p, s.now)
+	}
+}
 
+// qmonAdvanceTo counts the samples before now (at p.qmonNext, then every
+// step) at the port's current length.
 func (s *Sim) qmonAdvanceTo(p *portState, now Time) {
-	n := s.samplesBefore(now) - s.samplesBefore(p.qmonLast)
-	p.qmonLast = now
-	if n <= 0 {
+	if now <= p.qmonNext {
 		return
 	}
+	n := (now - p.qmonNext + s.qmonStep - 1) / s.qmonStep
+	p.qmonNext += n * s.qmonStep
 	b := int((p.bytes - p.qBytes[classHigh]) / s.qmonBucket)
 	if b >= len(p.qmonCount) {
 		c := make([]int64, b+1, max(b+1, 2*len(p.qmonCount)))
 		copy(c, p.qmonCount)
 		p.qmonCount = c
 	}
-	p.qmonCount[b] += n
+	p.qmonCount[b] += int64(n)
 }
