@@ -298,14 +298,24 @@ func Export(sc *scenarios.Scenario, cfg *sim.Config) (*Files, error) {
 	gap()
 	kv("ERROR_RATE_PER_LINK", "0.0000")
 	kv("L2_CHUNK_SIZE", 4000)
-	kv("L2_ACK_INTERVAL", int64(max(1, cfg.Host.AckEvery))*cfg.Host.MTU)
+	// an ACK whenever the next expected byte crosses a multiple of the
+	// interval: 1 (run.py's) acknowledges every packet, k × mtu every k-th
+	ackInterval := int64(1)
+	if cfg.Host.AckEvery > 1 {
+		ackInterval = int64(cfg.Host.AckEvery) * cfg.Host.MTU
+	}
+	kv("L2_ACK_INTERVAL", ackInterval)
 	kv("L2_BACK_TO_ZERO", 0)
 	gap()
 	win := b2i(a.Params["window"] != 0)
 	kv("HAS_WIN", win)
 	kv("GLOBAL_T", b2i(!cfg.Host.BDPPerPath))
 	kv("VAR_WIN", win)
-	intMulti := max(1, hostRate(cfg)/25e9)
+	// INT's byte counter unit: run.py's bw/25 for HPCC, 1 for the others
+	intMulti := int64(1)
+	if name == "hpcc" {
+		intMulti = max(1, hostRate(cfg)/25e9)
+	}
 	kv("INT_MULTI", intMulti)
 	kv("SAMPLE_FEEDBACK", 0)
 	kv("RATE_BOUND", 1)

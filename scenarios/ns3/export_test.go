@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -276,4 +278,91 @@ func threshold(e sim.ECNConfig, k, rate int64) int64 {
 		return k * rate / e.RefRate
 	}
 	return k
+}
+
+// sameValue compares two config values token by token: equal text, equal
+// numbers (0.20 and 0.2, 2.101 and 2.101000000) or equal rates.
+func sameValue(a, b string) bool {
+	ta, tb := strings.Fields(a), strings.Fields(b)
+	if len(ta) != len(tb) {
+		return false
+	}
+	for i := range ta {
+		if ta[i] == tb[i] {
+			continue
+		}
+		x, err1 := strconv.ParseFloat(ta[i], 64)
+		y, err2 := strconv.ParseFloat(tb[i], 64)
+		if err1 == nil && err2 == nil && x == y {
+			continue
+		}
+		r, err1 := ParseRate(ta[i])
+		q, err2 := ParseRate(tb[i])
+		if err1 == nil && err2 == nil && r == q {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// The reference's four experiments, imported and exported again, give its
+// flow file byte for byte, its topology, and its config: every key both
+// write has the same value (file names and the end of queue monitoring
+// aside), and every key the importer reads for the algorithm is written.
+func TestExportReproducesReferenceFiles(t *testing.T) {
+	// file names differ; QLEN_MON_END: the export monitors queues until the
+	// stop time, the reference's runs stopped 1 ms after their monitoring
+	skip := map[string]bool{"TOPOLOGY_FILE": true, "FLOW_FILE": true, "TRACE_FILE": true, "TRACE_OUTPUT_FILE": true,
+		"FCT_OUTPUT_FILE": true, "PFC_OUTPUT_FILE": true, "QLEN_MON_FILE": true, "QLEN_MON_END": true}
+	for _, algo := range []string{"dcqcn", "hp", "timely", "dctcp"} {
+		t.Run(algo, func(t *testing.T) {
+			sc, cfg := exportRefImport(t, algo)
+			files, err := Export(sc, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := exportRefFile(t, "flow_websearch_l30_10ms_s1.txt"); string(files.Flows) != string(want.Data) {
+				t.Errorf("flow.txt differs from the reference's flow file")
+			}
+			want, err := ParseTopology(exportRefFile(t, "topo_mpcc_fattree_pods2.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ParseTopology(File{TopologyFile, files.Topology})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("topology.txt: %+v, the reference's %+v", got, want)
+			}
+			ref, err := ParseConfig(exportRefFile(t, algo+"/config.txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours, err := ParseConfig(File{ConfigFile, files.Config})
+			if err != nil {
+				t.Fatal(err)
+			}
+			required := []string{"CC_MODE", "SIMULATOR_STOP_TIME", "BUFFER_SIZE", "KMAX_MAP", "KMIN_MAP", "PMAX_MAP", "ENABLE_QCN",
+				"HAS_WIN", "VAR_WIN", "GLOBAL_T", "PACKET_PAYLOAD_SIZE", "L2_ACK_INTERVAL", "QLEN_MON_START", "QLEN_MON_END"}
+			for _, pk := range paramKeys[cfg.Algos[0].Algo.Name] {
+				required = append(required, pk.key)
+			}
+			for _, k := range required {
+				if _, ok := ours.Values[k]; !ok {
+					t.Errorf("config.txt has no %s", k)
+				}
+			}
+			for _, k := range ref.Keys {
+				v, ok := ours.Values[k]
+				if skip[k] || !ok {
+					continue
+				}
+				if !sameValue(v, ref.Values[k]) {
+					t.Errorf("%s %q, the reference has %q", k, v, ref.Values[k])
+				}
+			}
+		})
+	}
 }
