@@ -306,7 +306,8 @@ func sameValue(a, b string) bool {
 	return true
 }
 
-// The reference's four experiments, imported and exported again, give its
+// The reference's four experiments (DCQCN, HPCC, TIMELY, DCTCP), imported
+// and exported again, import back as the same experiment and give its
 // flow file byte for byte, its topology, and its config: every key both
 // write has the same value (file names and the end of queue monitoring
 // aside), and every key the importer reads for the algorithm is written.
@@ -322,6 +323,12 @@ func TestExportReproducesReferenceFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			imp, err := FromFiles("rt", File{ConfigFile, files.Config}, File{TopologyFile, files.Topology}, File{FlowFile, files.Flows})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, icfg := buildDoc(t, imp.Scenario)
+			sameExperiment(t, sc, cfg, icfg)
 			if want := exportRefFile(t, "flow_websearch_l30_10ms_s1.txt"); string(files.Flows) != string(want.Data) {
 				t.Errorf("flow.txt differs from the reference's flow file")
 			}
