@@ -271,3 +271,55 @@ func TestWritePFCAndQlenByHand(t *testing.T) {
 		t.Errorf("qlen:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// A real run of the reference's DCQCN experiment (imported) writes an
+// fct.txt that fct_analysis.py's reading parses as it parses the
+// reference's: every flow finished, and each line has the reference's
+// addresses, ports, size, start and standalone FCT; only the FCTs are
+// cclab's own (within 25% of the reference's for nine flows in ten).
+func TestRunFCTMatchesReferenceFields(t *testing.T) {
+	sc, cfg := exportRefImport(t, "dcqcn")
+	s, err := sim.New(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Run(); err != nil {
+		t.Fatal(err)
+	}
+	n, err := NewNumbering(sc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := n.WriteFCT(&b, s.Result().Flows); err != nil {
+		t.Fatal(err)
+	}
+	got := parseFCT(t, "ours", b.Bytes())
+	ref := exportRefFile(t, "dcqcn/fct_dcqcn.txt")
+	want := parseFCT(t, ref.Name, ref.Data)
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, the reference has %d", len(got), len(want))
+	}
+	type key struct {
+		sip, dip     uint32
+		sport, dport int
+	}
+	refBy := map[key]fctLine{}
+	for _, l := range want {
+		refBy[key{l.sip, l.dip, l.sport, l.dport}] = l
+	}
+	close := 0
+	for _, l := range got {
+		r, ok := refBy[key{l.sip, l.dip, l.sport, l.dport}]
+		if !ok || r.size != l.size || r.start != l.start || r.standalone != l.standalone {
+			t.Errorf("line %+v: the reference's line for the flow is %+v", l, r)
+			continue
+		}
+		if ratio := float64(l.fct) / float64(r.fct); ratio > 0.8 && ratio < 1.25 {
+			close++
+		}
+	}
+	if close < len(got)*9/10 {
+		t.Errorf("%d of %d FCTs within 25%% of the reference's", close, len(got))
+	}
+}
