@@ -70,6 +70,7 @@ func (s *Server) routes() chi.Router {
 		r.Get("/runs/{id}/series", s.handleSeriesJSON)
 		r.Get("/runs/{id}/summary.json", s.handleSummary)
 		r.Get("/runs/{id}/export.json", s.handleExport)
+		r.Get("/runs/{id}/ns3.zip", s.handleNS3Zip)
 		r.Get("/compare", s.handleCompare)
 		r.Get("/sweeps", s.handleListSweeps)
 		r.Post("/sweeps", s.handleCreateSweep)

@@ -85,6 +85,13 @@ type Sim struct {
 
 	tel telemetry
 
+	// ns-3 export recorders (ns3rec.go), off unless asked for
+	pfcRec     bool
+	pfcLog     []PFCEvent
+	qmonOn     bool
+	qmonStep   Time
+	qmonBucket int64
+
 	maxRTT   Time  // maximum base RTT over host pairs
 	maxBDP   int64 // maximum BDP over host pairs
 	rtoMin   Time  // minimum retransmission timeout; 0: no timer in this run
@@ -216,6 +223,8 @@ type portState struct {
 	// cold
 	pausedSince Time
 	pausedTotal Time
+	qmonNext    Time    // the first queue sample not yet counted (RecordQueueSamples)
+	qmonCount   []int64 // samples per length bucket
 	rng         rand.PCG
 	cp          cc.CongestionPoint
 	cpEnv       *cpEnv

@@ -162,6 +162,9 @@ func (s *Sim) shouldMark(p *portState, class uint8) bool {
 
 func (s *Sim) queueAdd(p *portState, class uint8, size int64) {
 	p.st.hist.advance(p.bytes, s.now)
+	if s.qmonOn && !p.host {
+		s.qmonAdvance(p)
+	}
 	p.qBytes[class] += size
 	p.bytes += size
 	if p.bytes > p.st.max {
@@ -171,6 +174,9 @@ func (s *Sim) queueAdd(p *portState, class uint8, size int64) {
 
 func (s *Sim) queueRemove(p *portState, class uint8, size int64) {
 	p.st.hist.advance(p.bytes, s.now)
+	if s.qmonOn && !p.host {
+		s.qmonAdvance(p)
+	}
 	p.qBytes[class] -= size
 	p.bytes -= size
 	if p.qBytes[class] < 0 {
@@ -299,6 +305,9 @@ func (s *Sim) receivePFC(id int32, pk *packet, pin int32) {
 	s.consume(id, pk)
 	tid := pin ^ 1
 	t := &s.ports[tid]
+	if s.pfcRec {
+		s.pfcLog = append(s.pfcLog, PFCEvent{At: s.now, Port: tid, Pause: pause})
+	}
 	if pause {
 		if t.paused == 0 {
 			t.pausedSince = s.now

@@ -1,5 +1,5 @@
 // Command cclab is the congestion-control lab: it runs scenarios headless
-// (run), sweeps them over a grid of values and seeds (sweep), serves the
+// (run), writes them for HPCC's ns-3 simulator (export), sweeps them over a grid of values and seeds (sweep), serves the
 // lab (serve), backs up its database (backup), checks scenarios
 // (validate), lists the algorithms (algorithms), reproduces the seeds'
 // experiments (reproduce) and imports other tools' files (import).
@@ -20,9 +20,13 @@ import (
 const usage = `cclab: the datacenter congestion-control lab
 
 Usage:
-  cclab run SCENARIO.json --out DIR [--seed N] [--algo NAME] [--set PATH=VALUE]... [--quiet]
+  cclab run SCENARIO.json --out DIR [--seed N] [--algo NAME] [--set PATH=VALUE]... [--format ns3] [--quiet]
       Simulate a scenario and write flows.csv, series.csv and summary.json to DIR.
-      Ctrl-C stops the run and still writes what was measured.
+      Ctrl-C stops the run and still writes what was measured. --format ns3 also writes
+      fct.txt, pfc.txt and qlen.txt in the formats of HPCC's ns-3 simulator.
+  cclab export ns3 SCENARIO.json --dir DIR [--seed N] [--algo NAME] [--set PATH=VALUE]...
+      Write config.txt, topology.txt, flow.txt and trace.txt that run the same experiment in
+      HPCC's ns-3 simulator; refuses, naming them, the features it cannot express.
   cclab sweep SCENARIO.json --grid PATH=v1,v2,... [--grid PATH=lo:hi:step]... --seeds 1-5 --out DIR [--workers N] [--quiet]
       Run a scenario at every point of a grid of field values (up to 4 axes) with every seed,
       on every core; write each run's results to DIR/runs/p<point>-s<seed>/ and the per-point
@@ -87,6 +91,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		err = cmdRun(ctx, args[1:], stdout, stderr)
+	case "export":
+		err = cmdExport(args[1:], stdout, stderr)
 	case "serve":
 		err = cmdServe(ctx, args[1:], stdout, stderr)
 	case "backup":

@@ -140,6 +140,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	algo := fs.String("algo", "", "run with this algorithm (its defaults) instead of the scenario's")
 	quiet := fs.Bool("quiet", false, "no progress line")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
+	format := fs.String("format", "", "also write the results in another simulator's formats: ns3 (fct.txt, pfc.txt and qlen.txt of HPCC's ns-3)")
 	var sets multiFlag
 	fs.Var(&sets, "set", "override a field, e.g. --set cc.params.wr=10 (repeatable)")
 	pos, err := parseArgs(fs, args)
@@ -151,6 +152,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *out == "" {
 		return &usageError{"--out DIR is required"}
+	}
+	if *format != "" && *format != formatNS3 {
+		return &usageError{fmt.Sprintf("--format %q: want %s", *format, formatNS3)}
 	}
 	c, err := loadScenario(pos[0], *seed, *algo, sets)
 	if err != nil {
@@ -171,7 +175,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		defer pprof.StopCPUProfile()
 	}
-	sum, err := runToDir(ctx, c, *out, progress)
+	sum, err := runToDir(ctx, c, *out, progress, *format == formatNS3)
 	if err != nil && !errors.Is(err, errInterrupted) {
 		return printInvalid(stderr, pos[0], err)
 	}
@@ -184,11 +188,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // runToDir simulates a compiled scenario, streaming series.csv, and writes
 // flows.csv and summary.json when the run ends or ctx is cancelled (the
 // files then cover the simulated time reached, and errInterrupted is
-// returned).
-func runToDir(ctx context.Context, c *runs.Compiled, dir string, progress io.Writer) (*report.Summary, error) {
+// returned); with ns3 also fct.txt, pfc.txt and qlen.txt (writeNS3).
+func runToDir(ctx context.Context, c *runs.Compiled, dir string, progress io.Writer, ns3 bool) (*report.Summary, error) {
 	s, err := c.Engine()
 	if err != nil {
 		return nil, err
+	}
+	if ns3 {
+		recordNS3(s)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -224,6 +231,11 @@ func runToDir(ctx context.Context, c *runs.Compiled, dir string, progress io.Wri
 	}
 	if err := writeFile(filepath.Join(dir, "summary.json"), func(w io.Writer) error { return report.WriteSummary(w, sum) }); err != nil {
 		return nil, err
+	}
+	if ns3 {
+		if err := writeNS3(dir, c, s, res); err != nil {
+			return nil, err
+		}
 	}
 	return sum, runErr
 }
