@@ -155,7 +155,9 @@ func (s *Server) card(sc *store.Scenario) web.Card {
 		c.Algorithm, c.Kind = parsed.CC.Algorithm, parsed.Topology.Kind
 		if cfg, meta, ok := s.preview(parsed); ok {
 			c.Hosts, c.Flows = len(meta.Hosts), len(cfg.Flows)
-			c.Wall = runs.Estimate(cfg).WallSeconds
+			cost := runs.Estimate(cfg)
+			s.mgr.Speed().Apply(&cost)
+			c.Wall = cost.WallSeconds
 			c.Takes = aboutHowLong(c.Wall)
 			if len(meta.Ports) <= maxSketchPorts {
 				c.Sketch = web.PlaceTopo(meta.Hosts, meta.Ports)

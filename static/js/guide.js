@@ -31,10 +31,14 @@ export function expectedWall(cost, speed) {
   return Math.max(w, (simSeconds(cost) * 1e6) / speed);
 }
 
-// costText is the line the lab shows before a run.
+// costText is the line the lab shows before a run; when the engine's speed
+// decides the time (not the pacing), it says what that speed is drawn
+// from (cost.wallBasis: "from 12 runs of this size on this server").
 export function costText(cost, speed) {
+  const w = expectedWall(cost, speed);
+  const basis = cost.wallBasis && w === (cost.wallSeconds || 0) ? " (" + cost.wallBasis + ")" : "";
   return cost.hosts + " hosts, " + cost.flows + " flows, " + fmt.ns(simSeconds(cost) * 1e9) +
-    " simulated; expected to take " + aboutHowLong(expectedWall(cost, speed));
+    " simulated; expected to take " + aboutHowLong(w) + basis;
 }
 
 // needsConfirm: a run expected to take longer than confirmOver asks first.

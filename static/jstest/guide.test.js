@@ -17,6 +17,12 @@ test("a paced run takes at least its simulated time over its speed", () => {
   assert.equal(costText(c, "max"), "5 hosts, 4 flows, 5 ms simulated; expected to take under a second");
 });
 
+test("the cost line says what the engine's speed is drawn from, unless the pacing decides", () => {
+  const c = { hosts: 5, flows: 4, simSeconds: 0.005, wallSeconds: 2.5, wallBasis: "from 3 runs of this size on this server" };
+  assert.equal(costText(c, "max"), "5 hosts, 4 flows, 5 ms simulated; expected to take about 3 s (from 3 runs of this size on this server)");
+  assert.equal(costText(c, 1000), "5 hosts, 4 flows, 5 ms simulated; expected to take about 5 s");
+});
+
 test("Run asks first over 30 s", () => {
   assert.equal(needsConfirm({ simSeconds: 0.002, wallSeconds: 25 }, "max"), false);
   assert.equal(needsConfirm({ simSeconds: 0.002, wallSeconds: 31 }, "max"), true);
