@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +224,73 @@ func TestLabForkNote(t *testing.T) {
 	}
 	waitJS(t, ctx, `document.getElementById("status").textContent === "done"`, 60*time.Second)
 	viewport(t, ctx, "lab-fork-note")
+	noErrors(t, ctx)
+}
+
+// TestCompareFlowChartsAndStartParams: the compare page draws each run's
+// per-flow throughput as the run page does (a trailing mean over the
+// window its title states, a flow in one colour in every run's chart) and
+// its total throughput from the same means; its parameters row shows a run
+// changed live as it started, then the change ("ai: 5 → 40 @ t").
+func TestCompareFlowChartsAndStartParams(t *testing.T) {
+	a := doneRun(t, map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "dcqcn", "params": map[string]any{"ai": 5}}})
+	var r struct{ ID string }
+	if code := instructorDo(t, "POST", "/api/runs", map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "dcqcn", "params": map[string]any{"ai": 5}}, "speed": 10}, &r); code != 201 {
+		t.Fatalf("start: %d", code)
+	}
+	waitStatus(t, r.ID, "running")
+	time.Sleep(300 * time.Millisecond)
+	if code := instructorDo(t, "POST", "/api/runs/"+r.ID+"/params", map[string]any{"ai": 40}, nil); code >= 300 {
+		t.Fatalf("live change: %d", code)
+	}
+	if code := instructorDo(t, "POST", "/api/runs/"+r.ID+"/speed", map[string]any{"speed": "max"}, nil); code >= 300 {
+		t.Fatalf("speed: %d", code)
+	}
+	waitStatus(t, r.ID, "done")
+	ctx := browser(t)
+	must(t, ctx, chromedp.Navigate(serverURL+"/compare?runs="+a+","+r.ID), chromedp.WaitVisible(chromedp.CSS("#compare-table")))
+	waitJS(t, ctx, `document.body.dataset.charts === "ready"`, 30*time.Second)
+	cells := eval[[]string](t, ctx, `[...document.querySelectorAll("#params-row td")].map((td) => td.innerText)`)
+	if len(cells) != 2 || !strings.Contains(cells[1], "ai = 5") || strings.Contains(cells[1], "ai = 40") ||
+		!regexp.MustCompile(`ai: 5 → 40 @ [\d.]+(ns|us|ms|s)$`).MatchString(cells[1]) || strings.Contains(cells[0], "→") {
+		t.Fatalf("parameters row %q", cells)
+	}
+	// the live change is no difference between the runs' starting values
+	if n := eval[int](t, ctx, `[...document.querySelectorAll("#params-row .param.differs")].filter((p) => p.textContent.startsWith("ai")).length`); n != 0 {
+		t.Fatal("ai marked as differing though both runs started at 5")
+	}
+	w := eval[string](t, ctx, `document.getElementById("cmp-tput").dataset.windowNs`)
+	if w == "" || w == "0" {
+		t.Fatal("no averaging window on the total throughput chart")
+	}
+	titles := eval[[]string](t, ctx, `[...document.querySelectorAll("#cmp-tput .u-title, #cmp-flows .u-title")].map((e) => e.textContent)`)
+	if len(titles) != 3 {
+		t.Fatalf("charts %q: want the total and one per run", titles)
+	}
+	for _, title := range titles {
+		if !strings.Contains(title, "mean over the last") {
+			t.Fatalf("chart title %q does not state the window", title)
+		}
+	}
+	// flow 0 (and every flow) has one colour in both runs' charts, its id's
+	first := legendColors(t, ctx, `cmp-flows .cmp-flow-chart:nth-child(1)`)
+	second := legendColors(t, ctx, `cmp-flows .cmp-flow-chart:nth-child(2)`)
+	if len(first) < 2 || len(first) != len(second) {
+		t.Fatalf("flows charted: %v and %v", first, second)
+	}
+	colours := map[string]bool{}
+	for label, c := range first {
+		if second[label] != c {
+			t.Errorf("%s: colour %s in one run, %s in the other", label, c, second[label])
+		}
+		colours[c] = true
+	}
+	if len(colours) != len(first) {
+		t.Errorf("flows share colours: %v", first)
+	}
+	must(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("cmp-flows").scrollIntoView()`))
+	viewport(t, ctx, "compare-flow-charts")
+	must(t, ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	viewport(t, ctx, "compare-params-live-change")
 	noErrors(t, ctx)
 }

@@ -133,9 +133,11 @@ type CompareParam struct {
 	Differs     bool
 }
 
-// CompareParams are one compared run's parameters.
+// CompareParams are one compared run's parameters as it started, and its
+// live changes ("ai: 20 → 40 @ 3 µs"), in the order they were made.
 type CompareParams struct {
-	Items []CompareParam
+	Items   []CompareParam
+	Changes []string
 }
 
 // CompareRow is one metric across the compared runs.
