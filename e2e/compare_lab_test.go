@@ -294,3 +294,59 @@ func TestCompareFlowChartsAndStartParams(t *testing.T) {
 	viewport(t, ctx, "compare-params-live-change")
 	noErrors(t, ctx)
 }
+
+// TestRunPageLiveChangeTable: a parameter change made while the run page
+// watches a live run appears in its change table at once, old → new at
+// its simulated time, as the page writes it after a reload, and the
+// parameters above become "at the start"; reloading shows each change once.
+func TestRunPageLiveChangeTable(t *testing.T) {
+	var r struct{ ID string }
+	if code := instructorDo(t, "POST", "/api/runs", map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "dcqcn", "params": map[string]any{"ai": 5}}, "speed": 10}, &r); code != 201 {
+		t.Fatalf("start: %d", code)
+	}
+	t.Cleanup(func() { instructorDo(t, "POST", "/api/runs/"+r.ID+"/cancel", nil, nil) })
+	waitStatus(t, r.ID, "running")
+	ctx := browser(t)
+	must(t, ctx, chromedp.Navigate(serverURL+"/r/"+r.ID))
+	waitJS(t, ctx, `document.getElementById("status").textContent === "running" && !!document.getElementById("progress-text")`, 20*time.Second)
+	if !eval[bool](t, ctx, `document.getElementById("changes-table").hidden`) {
+		t.Fatal("an empty change table is shown")
+	}
+	eval[bool](t, ctx, `window.__samePage = true`)
+	change := func(ai float64) {
+		if code := instructorDo(t, "POST", "/api/runs/"+r.ID+"/params", map[string]any{"ai": ai}, nil); code >= 300 {
+			t.Fatalf("live change: %d", code)
+		}
+	}
+	change(40)
+	waitJS(t, ctx, `document.querySelectorAll("#changes-table tbody tr").length === 1`, 10*time.Second)
+	change(60)
+	waitJS(t, ctx, `document.querySelectorAll("#changes-table tbody tr").length === 2`, 10*time.Second)
+	if !eval[bool](t, ctx, `window.__samePage === true && !document.getElementById("changes-table").hidden`) {
+		t.Fatal("the table appeared by a reload, or stayed hidden")
+	}
+	rows := eval[[]string](t, ctx, `[...document.querySelectorAll("#changes-table tbody tr")].map((tr) => [...tr.cells].map((c) => c.textContent).join(" | "))`)
+	re := regexp.MustCompile(`^[\d.]+(ns|us|ms|s) \| ai: (5 → 40|40 → 60)$`)
+	if len(rows) != 2 || !re.MatchString(rows[0]) || !strings.HasSuffix(rows[0], "5 → 40") || !strings.HasSuffix(rows[1], "40 → 60") {
+		t.Fatalf("change rows %q", rows)
+	}
+	if h := eval[string](t, ctx, `document.getElementById("params-h").textContent`); h != "Parameters at the start" {
+		t.Fatalf("parameters heading %q", h)
+	}
+	must(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("params-h").scrollIntoView()`))
+	viewport(t, ctx, "run-live-change-table")
+	// after a reload (the server's table, the stream replaying the changes)
+	must(t, ctx, chromedp.Reload())
+	waitJS(t, ctx, `document.getElementById("status").textContent === "running" && !!document.getElementById("progress-text")`, 20*time.Second)
+	time.Sleep(500 * time.Millisecond) // the replayed changes have arrived
+	again := eval[[]string](t, ctx, `[...document.querySelectorAll("#changes-table tbody tr")].map((tr) => [...tr.cells].map((c) => c.textContent).join(" | "))`)
+	if strings.Join(again, "\n") != strings.Join(rows, "\n") {
+		t.Fatalf("after a reload the table reads %q, before %q", again, rows)
+	}
+	change(80)
+	waitJS(t, ctx, `document.querySelectorAll("#changes-table tbody tr").length === 3`, 10*time.Second)
+	if last := eval[string](t, ctx, `document.querySelector("#changes-table tbody tr:last-child").textContent`); !strings.HasSuffix(last, "ai: 60 → 80") {
+		t.Fatalf("the change after the reload reads %q", last)
+	}
+	noErrors(t, ctx)
+}

@@ -431,6 +431,16 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 		p.Params = paramRows(params)
 	}
 	p.Changes = changeRows(params, evs)
+	// the values now, which a change made while the page is open replaces
+	p.Current = make(map[string]float64, len(params))
+	for k, v := range params {
+		p.Current[k] = v
+	}
+	for _, e := range evs {
+		for k, v := range e.Params {
+			p.Current[k] = v
+		}
+	}
 	var sum report.Summary
 	if len(run.Summary) > 0 && json.Unmarshal(run.Summary, &sum) == nil {
 		rows := []web.Row{

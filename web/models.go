@@ -103,6 +103,9 @@ type RunPage struct {
 	Summary     []Row
 	Sizes       []SizeRow
 	Changes     []Row
+	// Current is the parameters with the live changes so far applied: the
+	// old values of a change the page is told of while open.
+	Current     map[string]float64
 	Topo        Topo
 	Terminal    bool
 	CodeVersion string
