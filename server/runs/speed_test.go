@@ -3,6 +3,9 @@ package runs
 import (
 	"context"
 	"math"
+	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,5 +116,84 @@ func TestManagerMeasuresSpeed(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("the restarted manager did not time the stored run")
 		}
+	}
+}
+
+// The model against the library as measured (testdata/
+// library-measured.txt, on 2 shared cores while other work ran): each
+// finished run that took 50 ms or more, its wall time expected from the
+// others (left out itself). Measured: half within 1.41 times, 80% within
+// 3.45 times; the formula's constant alone, which was fitted to this
+// library on this kind of machine: 1.66 and 2.46. The worst are runs whose
+// time goes into building, not simulating (rcc-incast-256to1: 257 hosts,
+// 0.27 M events in 0.6 s, 13 times its estimate), and learned runs, whose
+// cost per event varies most. The test holds the model to a median within
+// 2 times and 80% within 5 times. What the model adds is the server's own
+// speed: on a machine 3 times slower than the constant assumes, every
+// estimate of the constant is 3 times short, and the model's are as good
+// as here once it has timed runs (checked last).
+func TestSpeedOnTheLibrary(t *testing.T) {
+	raw, err := os.ReadFile("testdata/library-measured.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	costs := map[string]Cost{}
+	for _, e := range scenarios.Library() {
+		c, err := Check(e.Source, Limits{}, "", scenarios.BuildOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		costs[e.ID] = c.Cost
+	}
+	type run struct {
+		id     string
+		c      Cost
+		events uint64
+		wall   float64
+	}
+	var runs []run
+	for _, line := range strings.Split(string(raw), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 5 || f[1] != "done" {
+			continue
+		}
+		ev, _ := strconv.ParseUint(f[2], 10, 64)
+		w, _ := strconv.ParseFloat(f[3], 64)
+		if w >= minSpeedWall {
+			runs = append(runs, run{f[0], costs[f[0]], ev, w})
+		}
+	}
+	if len(runs) < 30 {
+		t.Fatalf("%d measured runs", len(runs))
+	}
+	spread := func(slow float64, constant bool) (median, p80 float64) {
+		var errs []float64
+		for i, x := range runs {
+			s := NewSpeed()
+			if constant {
+				s = nil
+			}
+			for j, y := range runs {
+				if j != i && s != nil {
+					s.Add(y.c.Hosts, y.c.learned, y.events, y.wall*slow)
+				}
+			}
+			c := x.c
+			s.Apply(&c)
+			errs = append(errs, math.Abs(math.Log(x.wall*slow/c.WallSeconds)))
+		}
+		slices.Sort(errs)
+		return math.Exp(errs[len(errs)/2]), math.Exp(errs[len(errs)*4/5])
+	}
+	med, p80 := spread(1, false)
+	cMed, cP80 := spread(1, true)
+	t.Logf("%d runs, expected from the others: half within ×%.2f, 80%% within ×%.2f (the constant alone: ×%.2f, ×%.2f)", len(runs), med, p80, cMed, cP80)
+	if med > 2 || p80 > 5 {
+		t.Errorf("half within ×%.2f (want 2), 80%% within ×%.2f (want 5)", med, p80)
+	}
+	// a server 3 times slower: the model follows it
+	slowMed, slowP80 := spread(3, false)
+	if math.Abs(slowMed-med) > 0.05*med || math.Abs(slowP80-p80) > 0.05*p80 {
+		t.Errorf("on a server 3 times slower: ×%.2f, ×%.2f (×%.2f, ×%.2f at the speed measured)", slowMed, slowP80, med, p80)
 	}
 }
