@@ -96,13 +96,13 @@ type SizeRow struct {
 
 // RunPage is a stored (or running) run.
 type RunPage struct {
-	Run         RunRow
-	Error       string
-	Seed        string
-	Params      []Row
-	Summary     []Row
-	Sizes       []SizeRow
-	Changes     []Row
+	Run     RunRow
+	Error   string
+	Seed    string
+	Params  []Row
+	Summary []Row
+	Sizes   []SizeRow
+	Changes []Row
 	// Current is the parameters with the live changes so far applied: the
 	// old values of a change the page is told of while open.
 	Current     map[string]float64
