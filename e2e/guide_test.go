@@ -149,3 +149,23 @@ func TestRunPageSimulatedProgress(t *testing.T) {
 	waitJS(t, ctx, `/^[0-9.]+ (ps|ns|µs|ms) of 5 ms simulated$/.test((document.getElementById("progress-text") || {}).textContent || "")`, 20*time.Second)
 	noErrors(t, ctx)
 }
+
+// TestCostFromMeasuredSpeed: once a run of a size has run as fast as
+// possible on this server, the lab's cost line for a scenario of that
+// size says its expected wall time comes from runs timed here.
+func TestCostFromMeasuredSpeed(t *testing.T) {
+	// HPCC's 2-flow fairness: 3 hosts, about 2 M events, a quarter second
+	id := startRun(t, map[string]any{"scenarioId": "fairness-2flows-hpcc"})
+	waitStatus(t, id, "done")
+	ctx := browser(t)
+	must(t, ctx, chromedp.Navigate(serverURL+"/s/fairness-2flows-hpcc"))
+	waitJS(t, ctx, `document.body.dataset.valid === "true" && !document.getElementById("run-btn").disabled`, 20*time.Second)
+	eval[bool](t, ctx, `(() => { const sp = document.getElementById("speed"); sp.value = "max"; sp.dispatchEvent(new Event("change", {bubbles: true})); return true; })()`)
+	waitJS(t, ctx, `/ of this size on this server\)$/.test(document.getElementById("cost-text").textContent)`, 10*time.Second)
+	cost := eval[string](t, ctx, `document.getElementById("cost-text").textContent`)
+	if !regexp.MustCompile(`^3 hosts, 2 flows, 20 ms simulated; expected to take (under a second|about \d+ s) \(from \d+ runs? of this size on this server\)$`).MatchString(cost) {
+		t.Fatalf("cost line %q", cost)
+	}
+	viewShot(t, ctx, "lab-cost-measured")
+	noErrors(t, ctx)
+}
