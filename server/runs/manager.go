@@ -163,8 +163,11 @@ func (m *Manager) seedSpeed(ctx context.Context) error {
 	}
 	slices.Reverse(list) // oldest first, as the model keeps them
 	for _, r := range list {
-		if ctx.Err() != nil {
-			return nil
+		m.mu.Lock()
+		closed := m.closed
+		m.mu.Unlock()
+		if closed || ctx.Err() != nil {
+			return nil // shutting down: no need to wait for the rest
 		}
 		if r.Speed != 0 || float64(r.Progress.Events) < minSpeedEvents || r.Progress.WallSeconds < minSpeedWall {
 			continue
