@@ -259,6 +259,7 @@ func TestCompareFlowChartsAndStartParams(t *testing.T) {
 	if n := eval[int](t, ctx, `[...document.querySelectorAll("#params-row .param.differs")].filter((p) => p.textContent.startsWith("ai")).length`); n != 0 {
 		t.Fatal("ai marked as differing though both runs started at 5")
 	}
+	// the compare page's window, in the same words as the run page's title
 	w := eval[string](t, ctx, `document.getElementById("cmp-tput").dataset.windowNs`)
 	if w == "" || w == "0" {
 		t.Fatal("no averaging window on the total throughput chart")
@@ -267,10 +268,19 @@ func TestCompareFlowChartsAndStartParams(t *testing.T) {
 	if len(titles) != 3 {
 		t.Fatalf("charts %q: want the total and one per run", titles)
 	}
-	for _, title := range titles {
-		if !strings.Contains(title, "mean over the last") {
-			t.Fatalf("chart title %q does not state the window", title)
+	// every title states one window: the per-flow charts in the run page's
+	// words ("Throughput per flow (mean over the last 100 µs)")
+	win := regexp.MustCompile(`over the last ([\d.]+ [nµm]?s)\)`)
+	var windows []string
+	for i, title := range titles {
+		m := win.FindStringSubmatch(title)
+		if m == nil || (i > 0 && !strings.Contains(title, "Throughput per flow (mean over the last")) {
+			t.Fatalf("chart title %q does not state the window as the run page does", title)
 		}
+		windows = append(windows, m[1])
+	}
+	if windows[0] != windows[1] || windows[1] != windows[2] {
+		t.Fatalf("the charts state different windows: %q", titles)
 	}
 	// flow 0 (and every flow) has one colour in both runs' charts, its id's
 	first := legendColors(t, ctx, `cmp-flows .cmp-flow-chart:nth-child(1)`)
@@ -288,6 +298,8 @@ func TestCompareFlowChartsAndStartParams(t *testing.T) {
 	if len(colours) != len(first) {
 		t.Errorf("flows share colours: %v", first)
 	}
+	must(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("cmp-tput").scrollIntoView()`))
+	viewport(t, ctx, "compare-total-throughput")
 	must(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("cmp-flows").scrollIntoView()`))
 	viewport(t, ctx, "compare-flow-charts")
 	must(t, ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))

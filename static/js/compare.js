@@ -5,7 +5,7 @@
 // title states, the top flows by bytes, each flow in its id's colour, so
 // flow 3 has one colour in every run's chart).
 import { api } from "./common.js";
-import { cdfChart, sizeChart, timeChart } from "./charts/index.js";
+import { cdfChart, fmt, sizeChart, timeChart } from "./charts/index.js";
 import { aggregate, bytesOf, movingAverage, topFlows } from "./charts/flowstats.js";
 import { TOP_FLOWS, throughputTitle, windowOf } from "./flowcharts.js";
 import { sizeLabels, unit } from "./vocabulary.js";
@@ -100,7 +100,7 @@ async function main() {
   const windowNs = Math.max(0, ...flowsOf.map((x) => windowOf(x.series)));
   const tputEl = document.getElementById("cmp-tput");
   tputEl.dataset.windowNs = String(windowNs);
-  const tput = timeChart(tputEl, { title: "Total throughput (the sum of " + throughputTitle(windowNs).replace(/^Throughput/, "throughput") + ")", unit: unit("throughput_bps") });
+  const tput = timeChart(tputEl, { title: "Total throughput (the sum of the per-flow means over the last " + fmt.ns(windowNs) + ")", unit: unit("throughput_bps") });
   const box = document.getElementById("cmp-flows");
   for (const { r, flows, series } of flowsOf) {
     for (const s of series) s.a = windowNs ? movingAverage(s.t, s.v, windowNs) : s.v;
