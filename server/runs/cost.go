@@ -105,12 +105,9 @@ func Estimate(cfg *sim.Config) Cost {
 		}
 	}
 	// a flow sends at most its size, and at most what its host link
-	// carries between its start and the end of the run
+	// carries between its (expected) start and the end of the run
 	for i, f := range cfg.Flows {
-		bytes := float64(f.Size)
-		if cfg.Duration > 0 {
-			bytes = math.Min(bytes, math.Max(0, float64(end-starts[i])/float64(sim.Second)*float64(minHostRate)/8))
-		}
+		bytes := math.Min(float64(f.Size), math.Max(0, float64(end-starts[i])/float64(sim.Second)*float64(minHostRate)/8))
 		c.Packets += math.Ceil(bytes / float64(mtu))
 	}
 	c.SimSeconds = float64(end) / float64(sim.Second)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"cclab/scenarios"
+	"cclab/sim"
 )
 
 // The expected wall time orders the library as measured (see
@@ -113,5 +114,21 @@ func TestEstimateAgainstTheLibrary(t *testing.T) {
 	}
 	if checked != len(runs) {
 		t.Errorf("%d measured runs, %d in the library", len(runs), checked)
+	}
+}
+
+// A flow larger than the run can carry counts what its host link carries
+// to the end of the run, also without a duration (the run then ends at
+// sim.MaxDuration at the latest), so it is not refused for its size.
+func TestEstimateCapsHugeFlows(t *testing.T) {
+	doc := `{"name": "huge", "topology": {"kind": "dumbbell", "senders": 1, "hostLink": {"rate": "10Gbps", "delay": "1us"}},
+		"cc": {"algorithm": "none"}, "workload": [{"kind": "flows", "flows": [{"src": "h0", "dst": "r0", "size": "1000GB", "start": "0s"}]}]}`
+	c, err := Check([]byte(doc), DefaultLimits(), "", scenarios.BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := float64(sim.MaxDuration) / float64(sim.Second) * 10e9 / 8 / 1000
+	if c.Cost.Packets > most+1 || c.Refused != nil {
+		t.Fatalf("%.3g packets (at most %.3g), refused %v", c.Cost.Packets, most, c.Refused)
 	}
 }
