@@ -33,10 +33,12 @@ func startRun(t *testing.T, body map[string]any) string {
 }
 
 // legendColors maps a chart's legend labels to their marker colours.
+// (the marker is its bottom border: the stylesheet zeroes the others, whose
+// colour is then the text's, the same for every series).
 func legendColors(t *testing.T, ctx context.Context, id string) map[string]string {
 	t.Helper()
 	return eval[map[string]string](t, ctx, fmt.Sprintf(`Object.fromEntries([...document.querySelectorAll("#%s .u-legend tr.u-series:not(:first-child)")].map((tr) =>
-		[tr.querySelector(".u-label").textContent, getComputedStyle(tr.querySelector(".u-marker")).borderTopColor]))`, id))
+		[tr.querySelector(".u-label").textContent, getComputedStyle(tr.querySelector(".u-marker")).borderBottomColor]))`, id))
 }
 
 // TestRunPageFlowCharts: on mpcc-exp1's run page (1 µs samples of 1 Gbps

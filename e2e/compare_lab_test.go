@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +224,141 @@ func TestLabForkNote(t *testing.T) {
 	}
 	waitJS(t, ctx, `document.getElementById("status").textContent === "done"`, 60*time.Second)
 	viewport(t, ctx, "lab-fork-note")
+	noErrors(t, ctx)
+}
+
+// TestCompareFlowChartsAndStartParams: the compare page draws each run's
+// per-flow throughput as the run page does (a trailing mean over the
+// window its title states, a flow in one colour in every run's chart) and
+// its total throughput from the same means; its parameters row shows a run
+// changed live as it started, then the change ("ai: 5 → 40 @ t").
+func TestCompareFlowChartsAndStartParams(t *testing.T) {
+	a := doneRun(t, map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "dcqcn", "params": map[string]any{"ai": 5}}})
+	var r struct{ ID string }
+	if code := instructorDo(t, "POST", "/api/runs", map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "dcqcn", "params": map[string]any{"ai": 5}}, "speed": 10}, &r); code != 201 {
+		t.Fatalf("start: %d", code)
+	}
+	waitStatus(t, r.ID, "running")
+	time.Sleep(300 * time.Millisecond)
+	if code := instructorDo(t, "POST", "/api/runs/"+r.ID+"/params", map[string]any{"ai": 40}, nil); code >= 300 {
+		t.Fatalf("live change: %d", code)
+	}
+	if code := instructorDo(t, "POST", "/api/runs/"+r.ID+"/speed", map[string]any{"speed": "max"}, nil); code >= 300 {
+		t.Fatalf("speed: %d", code)
+	}
+	waitStatus(t, r.ID, "done")
+	ctx := browser(t)
+	must(t, ctx, chromedp.Navigate(serverURL+"/compare?runs="+a+","+r.ID), chromedp.WaitVisible(chromedp.CSS("#compare-table")))
+	waitJS(t, ctx, `document.body.dataset.charts === "ready"`, 30*time.Second)
+	cells := eval[[]string](t, ctx, `[...document.querySelectorAll("#params-row td")].map((td) => td.innerText)`)
+	if len(cells) != 2 || !strings.Contains(cells[1], "ai = 5") || strings.Contains(cells[1], "ai = 40") ||
+		!regexp.MustCompile(`ai: 5 → 40 @ [\d.]+(ns|us|ms|s)$`).MatchString(cells[1]) || strings.Contains(cells[0], "→") {
+		t.Fatalf("parameters row %q", cells)
+	}
+	// the live change is no difference between the runs' starting values
+	if n := eval[int](t, ctx, `[...document.querySelectorAll("#params-row .param.differs")].filter((p) => p.textContent.startsWith("ai")).length`); n != 0 {
+		t.Fatal("ai marked as differing though both runs started at 5")
+	}
+	// the compare page's window, in the same words as the run page's title
+	w := eval[string](t, ctx, `document.getElementById("cmp-tput").dataset.windowNs`)
+	if w == "" || w == "0" {
+		t.Fatal("no averaging window on the total throughput chart")
+	}
+	titles := eval[[]string](t, ctx, `[...document.querySelectorAll("#cmp-tput .u-title, #cmp-flows .u-title")].map((e) => e.textContent)`)
+	if len(titles) != 3 {
+		t.Fatalf("charts %q: want the total and one per run", titles)
+	}
+	// every title states one window: the per-flow charts in the run page's
+	// words ("Throughput per flow (mean over the last 100 µs)")
+	win := regexp.MustCompile(`over the last ([\d.]+ [nµm]?s)\)`)
+	var windows []string
+	for i, title := range titles {
+		m := win.FindStringSubmatch(title)
+		if m == nil || (i > 0 && !strings.Contains(title, "Throughput per flow (mean over the last")) {
+			t.Fatalf("chart title %q does not state the window as the run page does", title)
+		}
+		windows = append(windows, m[1])
+	}
+	if windows[0] != windows[1] || windows[1] != windows[2] {
+		t.Fatalf("the charts state different windows: %q", titles)
+	}
+	// flow 0 (and every flow) has one colour in both runs' charts, its id's
+	first := legendColors(t, ctx, `cmp-flows .cmp-flow-chart:nth-child(1)`)
+	second := legendColors(t, ctx, `cmp-flows .cmp-flow-chart:nth-child(2)`)
+	if len(first) < 2 || len(first) != len(second) {
+		t.Fatalf("flows charted: %v and %v", first, second)
+	}
+	colours := map[string]bool{}
+	for label, c := range first {
+		if second[label] != c {
+			t.Errorf("%s: colour %s in one run, %s in the other", label, c, second[label])
+		}
+		colours[c] = true
+	}
+	if len(colours) != len(first) {
+		t.Errorf("flows share colours: %v", first)
+	}
+	must(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("cmp-tput").scrollIntoView()`))
+	viewport(t, ctx, "compare-total-throughput")
+	must(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("cmp-flows").scrollIntoView()`))
+	viewport(t, ctx, "compare-flow-charts")
+	must(t, ctx, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	viewport(t, ctx, "compare-params-live-change")
+	noErrors(t, ctx)
+}
+
+// TestRunPageLiveChangeTable: a parameter change made while the run page
+// watches a live run appears in its change table at once, old → new at
+// its simulated time, as the page writes it after a reload, and the
+// parameters above become "at the start"; reloading shows each change once.
+func TestRunPageLiveChangeTable(t *testing.T) {
+	var r struct{ ID string }
+	if code := instructorDo(t, "POST", "/api/runs", map[string]any{"scenarioId": "incast-8to1", "cc": map[string]any{"algorithm": "dcqcn", "params": map[string]any{"ai": 5}}, "speed": 10}, &r); code != 201 {
+		t.Fatalf("start: %d", code)
+	}
+	t.Cleanup(func() { instructorDo(t, "POST", "/api/runs/"+r.ID+"/cancel", nil, nil) })
+	waitStatus(t, r.ID, "running")
+	ctx := browser(t)
+	must(t, ctx, chromedp.Navigate(serverURL+"/r/"+r.ID))
+	waitJS(t, ctx, `document.getElementById("status").textContent === "running" && !!document.getElementById("progress-text")`, 20*time.Second)
+	if !eval[bool](t, ctx, `document.getElementById("changes-table").hidden`) {
+		t.Fatal("an empty change table is shown")
+	}
+	eval[bool](t, ctx, `window.__samePage = true`)
+	change := func(ai float64) {
+		if code := instructorDo(t, "POST", "/api/runs/"+r.ID+"/params", map[string]any{"ai": ai}, nil); code >= 300 {
+			t.Fatalf("live change: %d", code)
+		}
+	}
+	change(40)
+	waitJS(t, ctx, `document.querySelectorAll("#changes-table tbody tr").length === 1`, 10*time.Second)
+	change(60)
+	waitJS(t, ctx, `document.querySelectorAll("#changes-table tbody tr").length === 2`, 10*time.Second)
+	if !eval[bool](t, ctx, `window.__samePage === true && !document.getElementById("changes-table").hidden`) {
+		t.Fatal("the table appeared by a reload, or stayed hidden")
+	}
+	rows := eval[[]string](t, ctx, `[...document.querySelectorAll("#changes-table tbody tr")].map((tr) => [...tr.cells].map((c) => c.textContent).join(" | "))`)
+	re := regexp.MustCompile(`^[\d.]+(ns|us|ms|s) \| ai: (5 → 40|40 → 60)$`)
+	if len(rows) != 2 || !re.MatchString(rows[0]) || !strings.HasSuffix(rows[0], "5 → 40") || !strings.HasSuffix(rows[1], "40 → 60") {
+		t.Fatalf("change rows %q", rows)
+	}
+	if h := eval[string](t, ctx, `document.getElementById("params-h").textContent`); h != "Parameters at the start" {
+		t.Fatalf("parameters heading %q", h)
+	}
+	must(t, ctx, chromedp.Evaluate[chromedp.Void](`document.getElementById("params-h").scrollIntoView()`))
+	viewport(t, ctx, "run-live-change-table")
+	// after a reload (the server's table, the stream replaying the changes)
+	must(t, ctx, chromedp.Reload())
+	waitJS(t, ctx, `document.getElementById("status").textContent === "running" && !!document.getElementById("progress-text")`, 20*time.Second)
+	time.Sleep(500 * time.Millisecond) // the replayed changes have arrived
+	again := eval[[]string](t, ctx, `[...document.querySelectorAll("#changes-table tbody tr")].map((tr) => [...tr.cells].map((c) => c.textContent).join(" | "))`)
+	if strings.Join(again, "\n") != strings.Join(rows, "\n") {
+		t.Fatalf("after a reload the table reads %q, before %q", again, rows)
+	}
+	change(80)
+	waitJS(t, ctx, `document.querySelectorAll("#changes-table tbody tr").length === 3`, 10*time.Second)
+	if last := eval[string](t, ctx, `document.querySelector("#changes-table tbody tr:last-child").textContent`); !strings.HasSuffix(last, "ai: 60 → 80") {
+		t.Fatalf("the change after the reload reads %q", last)
+	}
 	noErrors(t, ctx)
 }

@@ -197,3 +197,54 @@ func TestSweepHeatmap(t *testing.T) {
 	waitJS(t, ctx, `location.pathname === "/sweeps" && !!document.querySelector('#sweeps-table tr[data-sweep="`+sw.ID+`"]')`, 20*time.Second)
 	noErrors(t, ctx)
 }
+
+// TestSweepUnchangedHint: a sweep whose every point gives the same results
+// (DCQCN's ai on the 8-to-1 incast: its flows end in about 1 ms, and ai
+// acts only when the 300 µs rate-increase timer fires on a flow that has
+// been cut, so 5, 10 and 40 give identical runs) says so next to its chart;
+// a sweep whose points differ (the flow size) says nothing of the kind.
+func TestSweepUnchangedHint(t *testing.T) {
+	var sc struct{ Scenario map[string]any }
+	apiGet(t, "/api/scenarios/incast-8to1", &sc)
+	doc := sc.Scenario
+	doc["name"] = "incast-8to1 under dcqcn"
+	doc["cc"] = map[string]any{"algorithm": "dcqcn"}
+	var stored struct{ ID string }
+	apiPost(t, "/api/scenarios", doc, &stored)
+	if stored.ID == "" {
+		t.Fatal("no scenario stored")
+	}
+	sweep := func(name string, grid string) string {
+		var sw struct {
+			ID    string
+			Links map[string]string
+		}
+		apiPost(t, "/api/sweeps", map[string]any{"scenarioId": stored.ID, "name": name, "grid": []string{grid}, "seeds": "1"}, &sw)
+		if sw.ID == "" {
+			t.Fatalf("POST /api/sweeps %s: %+v", grid, sw)
+		}
+		return sw.Links["page"]
+	}
+	same := sweep("ai on the incast", "cc.params.ai=5,10,40")
+	differ := sweep("size on the incast", "workload[0].size=100KB,200KB")
+	ctx := browser(t)
+	must(t, ctx, chromedp.Navigate(serverURL+same))
+	waitJS(t, ctx, `document.body.dataset.sweep === "done" && document.body.dataset.charts === "ready" && !!document.getElementById("sweep-unchanged")`, 90*time.Second)
+	hint := eval[string](t, ctx, `document.getElementById("sweep-unchanged").hidden ? "" : document.getElementById("sweep-unchanged").textContent`)
+	if !strings.HasPrefix(hint, "cc.params.ai changed nothing in these runs: every value gave the same results") {
+		t.Fatalf("hint %q", hint)
+	}
+	// the hint sits next to the chart, above it
+	if !eval[bool](t, ctx, `document.getElementById("sweep-unchanged").nextElementSibling.id === "sweep-chart" && !document.getElementById("sweep-chart").hidden`) {
+		t.Fatal("the hint is not next to the chart")
+	}
+	viewport(t, ctx, "sweep-unchanged")
+	noErrors(t, ctx)
+	must(t, ctx, chromedp.Navigate(serverURL+differ))
+	waitJS(t, ctx, `document.body.dataset.sweep === "done" && document.body.dataset.charts === "ready"`, 90*time.Second)
+	means := eval[string](t, ctx, `document.getElementById("sweep-chart").dataset.means`)
+	if eval[bool](t, ctx, `!!document.getElementById("sweep-unchanged") && !document.getElementById("sweep-unchanged").hidden`) {
+		t.Fatalf("a sweep whose points differ (%s) is said to change nothing", means)
+	}
+	noErrors(t, ctx)
+}

@@ -278,7 +278,39 @@ func (s *Server) comparePage(r *http.Request, ids []string) (web.ComparePage, er
 	for _, v := range views {
 		c.Runs = append(c.Runs, web.RunRow{ID: v.ID, ScenarioID: v.ScenarioID, Name: v.Name, Algorithm: v.Algorithm, Status: v.Status})
 	}
+	// each run's parameters as it started (the stored ones have its live
+	// changes applied), its live changes listed after them
+	changes := make([][]web.Row, len(runs))
+	for i, run := range runs {
+		evs, err := s.db.RunEvents(r.Context(), run.ID)
+		if err != nil {
+			return c, err
+		}
+		if len(evs) == 0 {
+			continue
+		}
+		var params map[string]float64
+		_ = json.Unmarshal(run.Params, &params)
+		if parsed, err := scenarios.Parse(run.Scenario); err == nil {
+			if cfg, _, ok := s.preview(parsed); ok {
+				if start := startParams(parsed, cfg); start != nil {
+					params = start
+				}
+			}
+		}
+		changes[i] = changeRows(params, evs)
+		cp := *run
+		if cp.Params, err = json.Marshal(params); err != nil {
+			return c, err
+		}
+		runs[i] = &cp
+	}
 	c.Cols, c.Params = compareColumns(runs)
+	for i, rows := range changes {
+		for _, ch := range rows {
+			c.Params[i].Changes = append(c.Params[i].Changes, ch.Value+" @ "+ch.Label)
+		}
+	}
 	for i := range c.Cols {
 		c.Cols[i].Status = status[i]
 		if c.Defaults {

@@ -155,7 +155,9 @@ func (s *Server) card(sc *store.Scenario) web.Card {
 		c.Algorithm, c.Kind = parsed.CC.Algorithm, parsed.Topology.Kind
 		if cfg, meta, ok := s.preview(parsed); ok {
 			c.Hosts, c.Flows = len(meta.Hosts), len(cfg.Flows)
-			c.Wall = runs.Estimate(cfg).WallSeconds
+			cost := runs.Estimate(cfg)
+			s.mgr.Speed().Apply(&cost)
+			c.Wall = cost.WallSeconds
 			c.Takes = aboutHowLong(c.Wall)
 			if len(meta.Ports) <= maxSketchPorts {
 				c.Sketch = web.PlaceTopo(meta.Hosts, meta.Ports)
@@ -429,6 +431,16 @@ func (s *Server) handleRunPage(w http.ResponseWriter, r *http.Request) {
 		p.Params = paramRows(params)
 	}
 	p.Changes = changeRows(params, evs)
+	// the values now, which a change made while the page is open replaces
+	p.Current = make(map[string]float64, len(params))
+	for k, v := range params {
+		p.Current[k] = v
+	}
+	for _, e := range evs {
+		for k, v := range e.Params {
+			p.Current[k] = v
+		}
+	}
 	var sum report.Summary
 	if len(run.Summary) > 0 && json.Unmarshal(run.Summary, &sum) == nil {
 		rows := []web.Row{

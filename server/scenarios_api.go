@@ -163,6 +163,7 @@ func (s *Server) handleValidateScenario(w http.ResponseWriter, r *http.Request) 
 	cfg := c.Config
 	v := validation{OK: true, Runnable: c.Runnable(), ID: store.ScenarioID(c.Canonical), Nodes: len(cfg.Nodes), Links: len(cfg.Links),
 		Ports: c.Meta.Ports, Hosts: c.Meta.Hosts, Cost: c.Cost, Scenario: c.Canonical, Flows: []flowBrief{}}
+	s.mgr.Speed().Apply(&v.Cost)
 	nodeRate := make(map[int]int64) // a host's link rate (its first link)
 	for _, l := range cfg.Links {
 		for _, n := range []int{l.A, l.B} {

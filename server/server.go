@@ -261,6 +261,7 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.mgr = mgr
+	mgr.SeedSpeed()
 	if s.train, err = training.New(ctx, db, training.Config{Concurrency: cfg.TrainConcurrency, MaxQueue: cfg.TrainQueue,
 		Dir: cfg.TrainDir, MaxTime: cfg.TrainMaxTime, Log: cfg.Log}); err != nil {
 		mgr.Shutdown(ctx)

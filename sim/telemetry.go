@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -69,7 +70,9 @@ type telemetry struct {
 	interval  Time
 	ports     []int32 // sampled ports
 	flowSel   []bool  // sampled flows (nil: all)
-	active    []int32 // active sampled flows, by id
+	active    []int32 // sampled flows not yet reported to their end, by id
+	act       []int32 // the active ones at a sample (buffer)
+	ended     []int32 // the ones that ended since the previous sample (buffer)
 	names     []string
 	perPort   []bool
 	observers []Observer
@@ -291,14 +294,19 @@ func (t *telemetry) sample(s *Sim) {
 		s.ports[i].st.marksTick = 0
 		s.ports[i].st.dropsTick = 0
 	}
-	// flows: drop the ones that finished, then one row each per metric
-	act := t.active[:0]
+	// flows: the active ones get one row each per metric; those that
+	// ended since the previous sample get their last throughput row
+	// (below) and drop out
+	act, ended, keep := t.act[:0], t.ended[:0], t.active[:0]
 	for _, id := range t.active {
 		if s.flows[id].state == flowActive {
 			act = append(act, id)
+			keep = append(keep, id)
+		} else {
+			ended = append(ended, id)
 		}
 	}
-	t.active = act
+	t.act, t.ended = act, ended
 	secs := float64(t.interval) / float64(Second)
 	for _, id := range act {
 		if f := &s.flows[id]; f.sampler != nil {
@@ -316,6 +324,27 @@ func (t *telemetry) sample(s *Sim) {
 		b = append(b, Sample{now, MetricThroughput, id, (c - f.sampledDel) * 8 / dt})
 		f.sampledDel, f.sampledAt = c, now
 	}
+	// a flow that ended: its last part, over that part's own length (from
+	// the previous sample, or its start, to when its bytes are counted);
+	// one whose last bytes are still being counted (see rxDeliver) is
+	// sampled as an active one and ends at a later sample
+	for _, id := range ended {
+		f := &s.flows[id]
+		if s.countedBy(f) > now {
+			dt := secs
+			if f.sampledAt > now-t.interval {
+				dt = float64(now-f.sampledAt) / float64(Second)
+			}
+			c := s.flowCounted(f)
+			b = append(b, Sample{now, MetricThroughput, id, (c - f.sampledDel) * 8 / dt})
+			f.sampledDel, f.sampledAt = c, now
+			keep = append(keep, id)
+			continue
+		}
+		b = t.lastThroughput(s, b, id, now)
+	}
+	slices.Sort(keep)
+	t.active = keep
 	for _, id := range act {
 		if f := &s.flows[id]; f.rate != cc.Unlimited {
 			b = append(b, Sample{now, MetricRate, id, float64(f.rate)})
@@ -344,7 +373,53 @@ func (t *telemetry) sample(s *Sim) {
 	}
 }
 
-// finish flushes what is buffered at the end of the run.
+// finish flushes what is buffered at the end of the run, and reports each
+// sampled flow's throughput since the last sample, over that part's own
+// length (a run that ends between samples, or with its last flow).
 func (t *telemetry) finish(s *Sim) {
 	t.flushEvents()
+	if t.interval <= 0 || len(t.observers) == 0 {
+		return
+	}
+	b := t.buf[:0]
+	for _, id := range t.active {
+		b = t.lastThroughput(s, b, id, s.now)
+	}
+	t.active = t.active[:0]
+	t.buf = b
+	if len(b) > 0 {
+		for _, o := range t.observers {
+			o.Observe(b)
+		}
+	}
+}
+
+// lastThroughput appends flow id's last throughput sample, at time at: the
+// payload not yet reported over the time from the previous sample (or its
+// start) to when it is all counted, or to at for a flow still active.
+func (t *telemetry) lastThroughput(s *Sim, b []Sample, id int32, at Time) []Sample {
+	f := &s.flows[id]
+	end, c := at, s.flowCounted(f)
+	if f.state != flowActive {
+		end, c = s.countedBy(f), float64(f.delivered)
+	}
+	if end <= f.sampledAt {
+		return b
+	}
+	b = append(b, Sample{at, MetricThroughput, id, (c - f.sampledDel) * 8 / (float64(end-f.sampledAt) / float64(Second))})
+	f.sampledDel, f.sampledAt = c, at
+	return b
+}
+
+// countedBy is when throughput_bps has counted all of an ended flow's
+// payload: when it finished, or later while its last bytes still count at
+// the receiver's link rate (rxDeliver).
+func (s *Sim) countedBy(f *flowState) Time {
+	end := f.finishAt
+	if f.rxPending > 0 {
+		if r := s.rxRate(f); r > 0 {
+			end = max(end, f.rxPendAt+Time(f.rxPending*8/float64(r)*float64(Second)))
+		}
+	}
+	return end
 }

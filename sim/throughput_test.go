@@ -97,3 +97,82 @@ func TestThroughputFirstPartialInterval(t *testing.T) {
 		t.Fatalf("first sample %.3g bps, a full interval %.3g bps: want the first over the flow's 5 µs", first, full)
 	}
 }
+
+// timed records one flow's throughput samples with their times.
+type timed struct {
+	t []sim.Time
+	v []float64
+}
+
+func (o *timed) Observe(b []sim.Sample) {
+	for _, s := range b {
+		if s.Metric == sim.MetricThroughput && s.Entity == 0 {
+			o.t = append(o.t, s.T)
+			o.v = append(o.v, s.Value)
+		}
+	}
+}
+
+// TestThroughputLastPartialInterval: a flow at line rate (no congestion
+// control, alone on its link) that ends partway through a 10 µs interval
+// is reported for that last part too, over its own length: the line rate,
+// not nothing (the flow used to leave the sampled flows unreported) nor
+// its bytes over the whole interval. Whether the run goes on after it
+// (a duration) or ends with it, and the bytes the samples account for
+// are the flow's size.
+func TestThroughputLastPartialInterval(t *testing.T) {
+	for _, duration := range []string{`"duration": "200us",`, ""} {
+		doc := `{"name": "last", ` + duration + `
+			"topology": {"kind": "dumbbell", "senders": 1, "hostLink": {"rate": "10Gbps", "delay": "0.1us"}},
+			"cc": {"algorithm": "none"}, "telemetry": {"interval": "10us"},
+			"workload": [{"kind": "flows", "flows": [{"src": "h0", "dst": "r0", "size": "45KB", "start": "0us"}]}]}`
+		sc, err := scenarios.Parse([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, _, err := scenarios.Build(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := &timed{}
+		_, res := run(t, *cfg, o)
+		fin := res.Flows[0].Finish
+		if !res.Flows[0].Finished || len(o.t) < 3 {
+			t.Fatalf("%q: finished %v, samples %v at %v", duration, res.Flows[0].Finished, o.v, o.t)
+		}
+		last := len(o.v) - 1
+		t.Logf("%q: finished at %v; samples %v at %v", duration, fin, o.v, o.t)
+		if o.t[last] < fin {
+			t.Fatalf("%q: the last sample at %v, before the flow finished at %v: its last %v unreported", duration, o.t[last], fin, fin-o.t[last])
+		}
+		// ~45 KB at 10 Gbps: 36 µs of payload on the wire, less the
+		// header's share; the last part is at the full rate too
+		full := o.v[1]
+		if o.v[last] < 0.9*full || o.v[last] > 10e9*(1+1e-9) {
+			t.Errorf("%q: last sample %.4g bps, a full interval %.4g bps: want it over its own length", duration, o.v[last], full)
+		}
+		// the samples account for the flow's payload: each over its own
+		// part (the first from the start, the last to the finish; its
+		// last packet still counts for its time on the link after the
+		// finish, so up to one packet, 1000 B, is over that time)
+		var bits float64
+		for i := range o.v {
+			from := sim.Time(0)
+			if i > 0 {
+				from = o.t[i-1]
+			}
+			to := o.t[i]
+			if i == last {
+				to = fin
+			}
+			bits += o.v[i] * float64(to-from) / float64(sim.Second)
+		}
+		if bits < (45000-1000)*8 || bits > 45000*8 {
+			t.Errorf("%q: the samples account for %.0f bytes of 45000", duration, bits/8)
+		}
+		// no sample after the last: the flow is reported once
+		if n := len(o.t); o.t[n-1] == o.t[n-2] {
+			t.Errorf("%q: two samples at %v", duration, o.t[n-1])
+		}
+	}
+}

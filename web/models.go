@@ -96,13 +96,16 @@ type SizeRow struct {
 
 // RunPage is a stored (or running) run.
 type RunPage struct {
-	Run         RunRow
-	Error       string
-	Seed        string
-	Params      []Row
-	Summary     []Row
-	Sizes       []SizeRow
-	Changes     []Row
+	Run     RunRow
+	Error   string
+	Seed    string
+	Params  []Row
+	Summary []Row
+	Sizes   []SizeRow
+	Changes []Row
+	// Current is the parameters with the live changes so far applied: the
+	// old values of a change the page is told of while open.
+	Current     map[string]float64
 	Topo        Topo
 	Terminal    bool
 	CodeVersion string
@@ -133,9 +136,11 @@ type CompareParam struct {
 	Differs     bool
 }
 
-// CompareParams are one compared run's parameters.
+// CompareParams are one compared run's parameters as it started, and its
+// live changes ("ai: 20 → 40 @ 3 µs"), in the order they were made.
 type CompareParams struct {
-	Items []CompareParam
+	Items   []CompareParam
+	Changes []string
 }
 
 // CompareRow is one metric across the compared runs.

@@ -27,9 +27,18 @@ type Cost struct {
 	// later when flows into one receiver share its link (a guide for the
 	// user: pacing, progress; SimSeconds is what the limits check).
 	ExpectSimSeconds float64 `json:"expectSimSeconds"`
-	// WallSeconds is the expected wall time as fast as possible (see
-	// estimateWall): a guide for the user, not a limit.
+	// Events is the engine events the run is expected to take (see
+	// estimateEvents).
+	Events float64 `json:"events"`
+	// WallSeconds is the expected wall time as fast as possible: Events at
+	// the engine's speed measured on this server (Speed), or the formula's
+	// constant until it has runs to go by; a guide, not a limit.
 	WallSeconds float64 `json:"wallSeconds"`
+	// WallBasis says what WallSeconds is drawn from ("from 12 runs of this
+	// size on this server").
+	WallBasis string `json:"wallBasis"`
+
+	learned bool // a learned algorithm runs (slower per event)
 }
 
 // Limits bound what one run may cost; zero means no limit.
@@ -77,11 +86,12 @@ func Estimate(cfg *sim.Config) Cost {
 	if mtu <= 0 {
 		mtu = 1000
 	}
+	starts, barrierEnd := schedule(cfg, minHostRate)
 	var lastStart sim.Time
 	var maxSize int64
-	for _, f := range cfg.Flows {
-		if f.Start > lastStart {
-			lastStart = f.Start
+	for i, f := range cfg.Flows {
+		if starts[i] > lastStart {
+			lastStart = starts[i]
 		}
 		if f.Size > maxSize {
 			maxSize = f.Size
@@ -89,26 +99,29 @@ func Estimate(cfg *sim.Config) Cost {
 	}
 	end := cfg.Duration
 	if end == 0 {
-		end = lastStart + sim.Time(float64(maxSize)*8/float64(minHostRate)*float64(sim.Second))
+		end = max(barrierEnd, lastStart+sim.Time(float64(maxSize)*8/float64(minHostRate)*float64(sim.Second)))
 		if end > sim.MaxDuration || end < 0 {
 			end = sim.MaxDuration
 		}
 	}
 	// a flow sends at most its size, and at most what its host link
-	// carries between its start and the end of the run
-	for _, f := range cfg.Flows {
-		bytes := float64(f.Size)
-		if f.After < 0 {
-			bytes = math.Min(bytes, math.Max(0, float64(end-f.Start)/float64(sim.Second)*float64(minHostRate)/8))
-		}
+	// carries between its (expected) start and the end of the run
+	for i, f := range cfg.Flows {
+		bytes := math.Min(float64(f.Size), math.Max(0, float64(end-starts[i])/float64(sim.Second)*float64(minHostRate)/8))
 		c.Packets += math.Ceil(bytes / float64(mtu))
 	}
 	c.SimSeconds = float64(end) / float64(sim.Second)
 	c.ExpectSimSeconds = c.SimSeconds
 	if cfg.Duration == 0 {
-		c.ExpectSimSeconds = float64(expectEnd(cfg, end, minHostRate)) / float64(sim.Second)
+		c.ExpectSimSeconds = float64(expectEnd(cfg, starts, end, minHostRate)) / float64(sim.Second)
 	}
-	c.WallSeconds = estimateWall(cfg, c, end, minHostRate, mtu)
+	c.Events = estimateEvents(cfg, c, starts, end, minHostRate, mtu)
+	for _, a := range cfg.Algos {
+		if a.Algo != nil && a.Algo.WithPolicy != nil {
+			c.learned = true
+		}
+	}
+	(*Speed)(nil).Apply(&c)
 	if iv := cfg.Telemetry.Interval; iv > 0 {
 		steps := float64(end) / float64(iv)
 		ports := float64(2 * len(cfg.Links))
@@ -130,19 +143,19 @@ func Estimate(cfg *sim.Config) Cost {
 // expectEnd is when a run without a duration is expected to end: no sooner
 // than end, nor than all the bytes into one receiver take through its link
 // from the first one's start.
-func expectEnd(cfg *sim.Config, end sim.Time, hostRate int64) sim.Time {
+func expectEnd(cfg *sim.Config, starts []sim.Time, end sim.Time, hostRate int64) sim.Time {
 	type dst struct {
 		first sim.Time
 		bytes float64
 	}
 	into := map[int]*dst{}
-	for _, f := range cfg.Flows {
+	for i, f := range cfg.Flows {
 		d := into[f.Dst]
 		if d == nil {
-			d = &dst{first: f.Start}
+			d = &dst{first: starts[i]}
 			into[f.Dst] = d
 		}
-		d.first = min(d.first, f.Start)
+		d.first = min(d.first, starts[i])
 		d.bytes += float64(f.Size)
 	}
 	for _, d := range into {
@@ -151,53 +164,126 @@ func expectEnd(cfg *sim.Config, end sim.Time, hostRate int64) sim.Time {
 	return min(end, sim.MaxDuration)
 }
 
-// Expected wall time. The engine runs about eventsPerSecond events a
-// second on one core of a small topology, fewer on a large one (its state
-// outgrows the caches: measured 10-14 M/s on 3-17 hosts, 5-10 M/s on 16-128,
-// 2.7 M/s on 1024 hosts), and a learned algorithm (a neural network per
-// decision) a third to a sixth of that. A data packet costs about
-// eventsPerHop events per switch on its path (queueing, transmission, the
-// ACK's way back; measured 4 on one switch, 9 on two, 12-16 on fat-trees).
-// A run with a duration sends at most what the receivers' links take in it.
-// Against the library run on 2 shared cores: mostly within a factor of 2
-// (mpcc-exp3-*: 1.2-2.4 s for 1.2-3.1 s measured; fattree1024-permutation-
-// hpcc 5.1 s for 3.1 s; fdcc-fattree-48to1 5.8 s for 6.7 s), up to 6 times
-// over on the 1024-host data-mining runs (36 s for 5.7 s).
+// schedule is when each flow is expected to start: its start, or for a
+// flow held by a barrier (After >= 0: MPI all-to-all iterations), the
+// expected end of the group it waits for plus its delay; and the expected
+// end of the last barrier group. A group is expected to end when its
+// busiest host has sent or taken in its bytes at the host link's rate from
+// the group's first start (all-to-all: every sender and receiver busy at
+// once). Groups wait only on earlier ones (the generator numbers them so).
+func schedule(cfg *sim.Config, hostRate int64) ([]sim.Time, sim.Time) {
+	starts := make([]sim.Time, len(cfg.Flows))
+	type group struct {
+		first sim.Time
+		load  map[int]float64 // bytes per host, sent or taken in (+n: dst)
+		ended sim.Time
+		seen  bool
+	}
+	groups := map[int]*group{}
+	ids := []int{}
+	for _, f := range cfg.Flows {
+		if f.Group >= 0 && groups[f.Group] == nil {
+			groups[f.Group] = &group{load: map[int]float64{}}
+			ids = append(ids, f.Group)
+		}
+	}
+	if len(groups) == 0 {
+		for i, f := range cfg.Flows {
+			starts[i] = f.Start
+		}
+		return starts, 0
+	}
+	slices.Sort(ids)
+	startOf := func(f sim.FlowSpec) sim.Time {
+		if f.After < 0 {
+			return f.Start
+		}
+		if g := groups[f.After]; g != nil && g.seen {
+			return g.ended + f.Start
+		}
+		return f.Start
+	}
+	n := len(cfg.Nodes)
+	for _, id := range ids {
+		g := groups[id]
+		for i, f := range cfg.Flows {
+			if f.Group != id {
+				continue
+			}
+			starts[i] = startOf(f)
+			if !g.seen || starts[i] < g.first {
+				g.first = starts[i]
+			}
+			g.seen = true
+			g.load[f.Src] += float64(f.Size)
+			g.load[n+f.Dst] += float64(f.Size)
+		}
+		var busiest float64
+		for _, b := range g.load {
+			busiest = max(busiest, b)
+		}
+		g.ended = g.first + sim.Time(busiest*8/float64(hostRate)*float64(sim.Second))
+	}
+	var last sim.Time
+	for i, f := range cfg.Flows {
+		if f.Group < 0 {
+			starts[i] = startOf(f)
+		}
+	}
+	for _, g := range groups {
+		last = max(last, g.ended)
+	}
+	return starts, last
+}
+
+// Expected engine events. A data packet costs about eventsPerHop events
+// per switch on its path (queueing, transmission, the ACK's way back;
+// measured 4 on one switch, 9 on two, 12-16 on fat-trees). A run with a
+// duration sends at most what the receivers' links take in it. The engine
+// runs about eventsPerSecond events a second on one core of a small
+// topology, fewer on a large one (its state outgrows the caches: measured
+// 10-14 M/s on 3-17 hosts, 5-10 M/s on 16-128, 2.7 M/s on 1024 hosts),
+// and a learned algorithm (a neural network per decision) a third of
+// that: the constant a server starts from, until Speed has measured runs.
 const (
 	eventsPerSecond = 10e6
 	eventsPerHop    = 4.0
+	learnedSlowdown = 3.0
 )
 
-// estimateWall is the expected wall time of a run as fast as possible.
-func estimateWall(cfg *sim.Config, c Cost, end sim.Time, hostRate, mtu int64) float64 {
+// estimateEvents is the engine events a run is expected to take.
+func estimateEvents(cfg *sim.Config, c Cost, starts []sim.Time, end sim.Time, hostRate, mtu int64) float64 {
 	if c.Flows == 0 {
 		return 0
 	}
 	// packets each receiver takes in: what is sent to it, at most its link
-	// for the simulated time
-	toDst := map[int]float64{}
-	for _, f := range cfg.Flows {
-		toDst[f.Dst] += float64(f.Size)
+	// for the simulated time from the first flow's start into it
+	type dst struct {
+		first sim.Time
+		bytes float64
 	}
-	capBytes := float64(end) / float64(sim.Second) * float64(hostRate) / 8
+	toDst := map[int]*dst{}
+	for i, f := range cfg.Flows {
+		d := toDst[f.Dst]
+		if d == nil {
+			d = &dst{first: starts[i]}
+			toDst[f.Dst] = d
+		}
+		d.first = min(d.first, starts[i])
+		d.bytes += float64(f.Size)
+	}
 	var packets float64
-	for _, b := range toDst {
+	for _, d := range toDst {
+		b := d.bytes
 		if cfg.Duration > 0 {
-			b = math.Min(b, capBytes)
+			b = math.Min(b, math.Max(0, float64(end-d.first)/float64(sim.Second)*float64(hostRate)/8))
 		}
 		packets += math.Ceil(b / float64(mtu))
 	}
 	packets = math.Min(packets, c.Packets)
 	switches := len(cfg.Nodes) - c.Hosts
 	hops := math.Min(5, 1+math.Log2(math.Max(1, float64(switches))))
-	rate := eventsPerSecond / (1 + float64(c.Hosts)/256)
-	for _, a := range cfg.Algos {
-		if a.Algo != nil && a.Algo.WithPolicy != nil {
-			rate /= 3
-			break
-		}
-	}
-	return packets * eventsPerHop * hops / rate
+	return packets * eventsPerHop * hops
 }
 
 // Check refuses a run that exceeds a limit, naming the limit (nil: within

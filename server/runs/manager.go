@@ -114,6 +114,7 @@ type Manager struct {
 	// attached, or joins in the moment the run ends, sees it through.
 	finished map[string]*Hub
 	building sync.Mutex // serialises building hubs from the store
+	speed    *Speed     // the engine's speed measured here
 }
 
 // New makes a manager on db: it marks runs a previous process left
@@ -122,7 +123,7 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Manager, error) {
 	cfg = cfg.withDefaults()
 	rctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{cfg: cfg, db: db, log: cfg.Log, ctx: rctx, cancel: cancel,
-		live: map[string]*run{}, finished: map[string]*Hub{}}
+		live: map[string]*run{}, finished: map[string]*Hub{}, speed: NewSpeed()}
 	ids, err := db.MarkInterrupted(ctx)
 	if err != nil {
 		cancel()
@@ -133,6 +134,60 @@ func New(ctx context.Context, db *store.DB, cfg Config) (*Manager, error) {
 	}
 	m.prune()
 	return m, nil
+}
+
+// Speed is the engine's speed measured on this server, which expected wall
+// times are drawn from (Speed.Apply). It starts from the stored runs
+// (SeedSpeed) and learns from each run that ends.
+func (m *Manager) Speed() *Speed { return m.speed }
+
+// SeedSpeed times the newest stored runs that ran as fast as possible
+// (at most maxSpeedSamples), in the background until done or shutdown: a
+// restarted server estimates from what it measured before. Each run's
+// scenario is built again to count its hosts; one that no longer builds is
+// left out.
+func (m *Manager) SeedSpeed() {
+	m.wg.Add(1)
+	go func() {
+		defer m.wg.Done()
+		if err := m.seedSpeed(m.ctx); err != nil && m.ctx.Err() == nil {
+			m.log.Warn("timing the stored runs", "err", err)
+		}
+	}()
+}
+
+func (m *Manager) seedSpeed(ctx context.Context) error {
+	list, err := m.db.ListRuns(ctx, store.RunFilter{Status: store.StatusDone, Limit: maxSpeedSamples})
+	if err != nil {
+		return err
+	}
+	slices.Reverse(list) // oldest first, as the model keeps them
+	for _, r := range list {
+		m.mu.Lock()
+		closed := m.closed
+		m.mu.Unlock()
+		if closed || ctx.Err() != nil {
+			return nil // shutting down: no need to wait for the rest
+		}
+		if r.Speed != 0 || float64(r.Progress.Events) < minSpeedEvents || r.Progress.WallSeconds < minSpeedWall {
+			continue
+		}
+		full, err := m.db.GetRun(ctx, r.ID)
+		if err != nil || full == nil {
+			continue
+		}
+		sc, err := scenarios.Parse(full.Scenario)
+		if err != nil {
+			continue
+		}
+		cfg, _, err := scenarios.BuildWith(sc, scenarios.BuildOptions{})
+		if err != nil {
+			continue
+		}
+		c := Estimate(cfg)
+		m.speed.Add(c.Hosts, c.learned, r.Progress.Events, r.Progress.WallSeconds)
+	}
+	return nil
 }
 
 // Config is the manager's configuration, defaults filled in.

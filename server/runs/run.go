@@ -169,6 +169,10 @@ type execution struct {
 	// whose slots are the worker's); lent while it does
 	slots *Manager
 	lent  bool
+	// speed measures the engine on this server (nil: a worker's run); a
+	// run that was ever paced is not timed (pauses are not in its wall time)
+	speed   *Speed
+	untimed bool
 }
 
 // execute simulates r to its end, cancellation or the server's shutdown,
@@ -183,6 +187,7 @@ func (r *run) execute(ctx context.Context, m *Manager) {
 	}
 	x := &execution{r: r, cfg: m.cfg, pub: r.hub, s: s, ctx: ctx, bg: bg, log: log, sink: m.db, status: store.StatusRunning, end: store.StatusRunning}
 	x.slots = m
+	x.speed, x.untimed = m.speed, r.speed != 0
 	x.wallStart = time.Now()
 	if err := x.sink.StartRun(bg, r.id, x.wallStart); err != nil {
 		r.failEarly(m, fmt.Errorf("marking the run started: %w", err))
@@ -383,6 +388,7 @@ func (x *execution) handle(o op) {
 		x.end = store.StatusCancelled
 	case opSpeed:
 		r.speed = o.speed
+		x.untimed = x.untimed || o.speed != 0
 		// re-anchor the pacing at this instant of the run's own time (while
 		// paused, the instant it paused: resuming shifts it)
 		x.paceWall, x.paceSim = time.Now(), x.s.Now()
@@ -457,6 +463,10 @@ func (x *execution) finish() {
 		if err := compacter.CompactRun(x.bg, r.id); err != nil {
 			x.log.Error("compacting the series", "err", err)
 		}
+	}
+	if !x.untimed && x.end != store.StatusFailed {
+		c := r.compiled.Cost
+		x.speed.Add(c.Hosts, c.learned, s.Events(), w.Seconds())
 	}
 	x.log.Info("run ended", "status", x.end, "sim_ms", float64(s.Now())/float64(sim.Millisecond),
 		"events", s.Events(), "wall_s", w.Seconds(), "flows_finished", s.FlowsFinished())

@@ -8,6 +8,24 @@ import { fmt, timeChart } from "./charts/index.js";
 import { AVG_POINTS, aggregate, averageWindow, bytesOf, movingAverage, topFlows, trailingMean } from "./charts/flowstats.js";
 
 export const TOP_FLOWS = 8;
+
+// throughputTitle is the per-flow throughput chart's title, stating its
+// averaging window (the run page's and the compare page's).
+export function throughputTitle(windowNs) {
+  return "Throughput per flow (mean over the last " + fmt.ns(windowNs) + ")";
+}
+
+// windowOf is the averaging window of a run's throughput series: AVG_POINTS
+// of the spacing of the first series with two points (0: none has).
+export function windowOf(series) {
+  for (const d of series) {
+    for (let j = 1; j < d.t.length; j++) {
+      const sp = d.t[j] - d.t[j - 1];
+      if (sp > 0) return averageWindow(sp);
+    }
+  }
+  return 0;
+}
 const AGG_EVERY_MS = 500; // live: recompute the aggregates at most this often
 
 function el(tag, attrs, ...kids) {
@@ -86,7 +104,7 @@ export class FlowCharts {
   }
 
   tputTitle() {
-    return "Throughput per flow (mean over the last " + fmt.ns(this.windowNs) + ")";
+    return throughputTitle(this.windowNs);
   }
 
   // smooth appends the averaged values of d's new points (from index

@@ -31,10 +31,14 @@ export function expectedWall(cost, speed) {
   return Math.max(w, (simSeconds(cost) * 1e6) / speed);
 }
 
-// costText is the line the lab shows before a run.
+// costText is the line the lab shows before a run; when the engine's speed
+// decides the time (not the pacing), it says what that speed is drawn
+// from (cost.wallBasis: "from 12 runs of this size on this server").
 export function costText(cost, speed) {
+  const w = expectedWall(cost, speed);
+  const basis = cost.wallBasis && w === (cost.wallSeconds || 0) ? " (" + cost.wallBasis + ")" : "";
   return cost.hosts + " hosts, " + cost.flows + " flows, " + fmt.ns(simSeconds(cost) * 1e9) +
-    " simulated; expected to take " + aboutHowLong(expectedWall(cost, speed));
+    " simulated; expected to take " + aboutHowLong(w) + basis;
 }
 
 // needsConfirm: a run expected to take longer than confirmOver asks first.
@@ -68,4 +72,46 @@ export function timeNs(v) {
   if (!m) return 0;
   const unit = timeUnits[m[2]] ?? timeUnits[m[2].toLowerCase()];
   return Number(m[1]) * unit;
+}
+
+// simTime writes a simulated time in ps as the server's pages do
+// (scenarios.FormatTime): the largest of s, ms, us, ns, ps that leaves a
+// value >= 1, with the fewest exact decimals ("2.961039us"); zero "0s".
+export function simTime(ps) {
+  ps = Math.round(ps);
+  if (ps === 0) return "0s";
+  const units = [["ps", 1], ["ns", 1e3], ["us", 1e6], ["ms", 1e9], ["s", 1e12]];
+  let u = units[0];
+  for (const c of units) if (Math.abs(ps) >= c[1]) u = c;
+  const sign = ps < 0 ? "-" : "";
+  const a = Math.abs(ps);
+  const whole = Math.floor(a / u[1]);
+  const digits = Math.round(Math.log10(u[1]));
+  const frac = digits ? String(a - whole * u[1]).padStart(digits, "0").replace(/0+$/, "") : "";
+  return sign + whole + (frac ? "." + frac : "") + u[0];
+}
+
+// paramValue writes a parameter value as the server's pages do (Go's
+// strconv.FormatFloat(v, 'g', 4, 64)): 4 significant digits, trailing
+// zeros dropped, exponent form below 1e-4 or from 1e4 ("1.234e+04").
+export function paramValue(v) {
+  if (!Number.isFinite(v)) return String(v);
+  if (v === 0) return "0";
+  const [m, e] = v.toExponential(3).split("e");
+  const exp = Number(e);
+  const mant = m.includes(".") ? m.replace(/0+$/, "").replace(/\.$/, "") : m;
+  if (exp < -4 || exp >= 4) return mant + "e" + (exp < 0 ? "-" : "+") + String(Math.abs(exp)).padStart(2, "0");
+  return String(Number(v.toPrecision(4)));
+}
+
+// changeText is a live change as the run page's table says it ("ai: 20 →
+// 40, hai → 1", names sorted), the old values from cur, which it updates.
+export function changeText(cur, params) {
+  const parts = [];
+  for (const k of Object.keys(params).sort()) {
+    const v = params[k];
+    parts.push(k in cur ? k + ": " + paramValue(cur[k]) + " → " + paramValue(v) : k + " → " + paramValue(v));
+    cur[k] = v;
+  }
+  return parts.join(", ");
 }

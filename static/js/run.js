@@ -6,7 +6,7 @@ import { cdfChart, sizeChart } from "./charts/index.js";
 import { RunView } from "./runview.js";
 import { sizeLabels } from "./vocabulary.js";
 import { drawConvergence, drawSlowdownCdf } from "./runanalysis.js";
-import { simulatedText, timeNs } from "./guide.js";
+import { changeText, simTime, simulatedText, timeNs } from "./guide.js";
 
 const data = JSON.parse(document.getElementById("run-data").textContent);
 const view = new RunView();
@@ -127,6 +127,30 @@ function showSimulated(simNs, totalNs) {
   el.textContent = simulatedText(simNs || 0, totalNs);
 }
 
+// showChange adds a live change made while the page is open to the
+// change table, as the server writes it after a reload ("ai: 20 → 40" at
+// its simulated time); the parameters above then are those at the start.
+const current = Object.assign({}, data.current || {});
+// (the stream replays every change from the first: those up to
+// data.changes are in the table already, seq counting from 1)
+let shown = data.changes || 0;
+function showChange(m) {
+  const table = $("changes-table");
+  if (!table || !(m.seq > shown)) return;
+  shown = m.seq;
+  const tr = document.createElement("tr");
+  const at = document.createElement("td");
+  at.textContent = simTime(m.atNs * 1e3);
+  const what = document.createElement("td");
+  what.textContent = changeText(current, m.params || {});
+  tr.append(at, what);
+  table.tBodies[0].append(tr);
+  table.hidden = false;
+  $("changes-h").hidden = false;
+  const h = $("params-h");
+  if (h) h.textContent = "Parameters at the start";
+}
+
 function showStatus(st) {
   const status = $("status");
   if (status.textContent !== st) {
@@ -168,6 +192,7 @@ async function main() {
       const want = p.speed === "max" || p.speed === undefined ? "max" : String(p.speed);
       if (sp && document.activeElement !== sp && sp.value !== want && [...sp.options].some((o) => o.value === want)) sp.value = want;
     },
+    change: showChange,
     done: () => { location.reload(); },
   });
 }

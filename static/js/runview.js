@@ -375,7 +375,10 @@ export class RunView {
         case "hello": if (on.hello) on.hello(m); break;
         case "samples": this.onSamples(m); break;
         case "progress": if (on.progress) on.progress(m); break;
-        case "parameter-changed": this.addMarker(m.atNs, m.params); break;
+        case "parameter-changed":
+          this.addMarker(m.atNs, m.params);
+          if (on.change) on.change(m);
+          break;
         case "done":
         case "failed":
           this.fc.update(true);

@@ -172,3 +172,39 @@ export function pointLabel(sweep, p) {
   const axes = (sweep.spec && sweep.spec.axes) || [];
   return (p.values || []).map((v, i) => (axes[i] ? axes[i].path : "axis " + (i + 1)) + " = " + v).join(", ");
 }
+
+// unchangedAxes lists the axes (their paths) along which nothing changed:
+// wherever the other axes hold the same values, every point gave the same
+// results, metric for metric (the same metrics, the same means and
+// intervals). Only once every point has all its runs finished and the
+// sweep has stopped running ([] before); an axis needs two values or more.
+export function unchangedAxes(sweep) {
+  const axes = (sweep.spec && sweep.spec.axes) || [];
+  const seeds = ((sweep.spec && sweep.spec.seeds) || []).length || 1;
+  const pts = sweep.points || [];
+  if (sweep.status === "running" || !axes.length || !pts.length || pts.some((p) => !(p.done >= seeds))) return [];
+  const sig = (p) => JSON.stringify(Object.keys(p.metrics || {}).sort().map((k) => [k, p.metrics[k].mean, p.metrics[k].lo, p.metrics[k].hi]));
+  const out = [];
+  axes.forEach((axis, k) => {
+    if ((axis.values || []).length < 2) return;
+    const groups = new Map(); // the other axes' values -> the signature
+    for (const p of pts) {
+      const rest = JSON.stringify(p.values.filter((_, j) => j !== k));
+      const s = sig(p);
+      if (!groups.has(rest)) groups.set(rest, s);
+      else if (groups.get(rest) !== s) return;
+    }
+    out.push(axis.path);
+  });
+  return out;
+}
+
+// unchangedText is the sweep page's hint for axes that changed nothing.
+export function unchangedText(paths) {
+  if (!paths.length) return "";
+  const names = paths.length === 1 ? paths[0] : paths.slice(0, -1).join(", ") + " and " + paths[paths.length - 1];
+  return names + " changed nothing in these runs: every value gave the same results, metric for metric. " +
+    "The parameter may not act in this scenario, or not within its simulated time (a timer longer " +
+    "than the run, a threshold the run never reaches: DCQCN's ai, for one, acts only when its " +
+    "rate-increase timer fires, every 300 µs by default).";
+}

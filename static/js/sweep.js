@@ -6,7 +6,7 @@
 // sweep runs. Its owner (or an instructor) may cancel or delete it.
 import { api } from "./common.js";
 import { bandChart } from "./charts/index.js";
-import { gradient, heatColor, heatData, lineData, metricFormat, metricUnit, pointLabel, progressText, scaleOf, textOn } from "./sweep-view.js";
+import { gradient, heatColor, heatData, lineData, metricFormat, metricUnit, pointLabel, progressText, scaleOf, textOn, unchangedAxes, unchangedText } from "./sweep-view.js";
 
 const $ = (id) => document.getElementById(id);
 const data = JSON.parse($("sweep-data").textContent);
@@ -310,10 +310,27 @@ function drawRuns() {
   cmp.href = "/compare?runs=" + made.join(",");
 }
 
+// ---- a hint: an axis that changed nothing ----
+function showUnchanged() {
+  let el = $("sweep-unchanged");
+  const text = unchangedText(unchangedAxes(sweep));
+  if (!text) {
+    if (el) el.hidden = true;
+    return;
+  }
+  if (!el) {
+    el = h("p", { id: "sweep-unchanged", class: "notice", role: "note" });
+    $("sweep-view").prepend(el);
+  }
+  el.textContent = text;
+  el.hidden = false;
+}
+
 // ---- everything ----
 function render() {
   if (!sweep) return;
   fillMetrics();
+  showUnchanged();
   const axes = (sweep.spec && sweep.spec.axes) || [];
   $("sweep-view").dataset.axes = String(axes.length);
   if (axes.length === 1) drawLine();

@@ -1,7 +1,7 @@
 // The lab's guidance (static/js/guide.js): node --test static/jstest/
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { aboutHowLong, costText, expectedWall, needsConfirm, simulatedText, slowMotion, timeNs } from "../js/guide.js";
+import { aboutHowLong, changeText, paramValue, simTime, costText, expectedWall, needsConfirm, simulatedText, slowMotion, timeNs } from "../js/guide.js";
 
 test("how long, in a card's words", () => {
   assert.equal(aboutHowLong(0.03), "under a second");
@@ -15,6 +15,12 @@ test("a paced run takes at least its simulated time over its speed", () => {
   assert.equal(expectedWall(c, "max"), 0.03);
   assert.equal(expectedWall(c, 1000), 5);
   assert.equal(costText(c, "max"), "5 hosts, 4 flows, 5 ms simulated; expected to take under a second");
+});
+
+test("the cost line says what the engine's speed is drawn from, unless the pacing decides", () => {
+  const c = { hosts: 5, flows: 4, simSeconds: 0.005, wallSeconds: 2.5, wallBasis: "from 3 runs of this size on this server" };
+  assert.equal(costText(c, "max"), "5 hosts, 4 flows, 5 ms simulated; expected to take about 3 s (from 3 runs of this size on this server)");
+  assert.equal(costText(c, 1000), "5 hosts, 4 flows, 5 ms simulated; expected to take about 5 s");
 });
 
 test("Run asks first over 30 s", () => {
@@ -46,4 +52,28 @@ test("a scenario's duration in nanoseconds, 0 when unknown", () => {
   assert.equal(timeNs(undefined), 0);
   assert.equal(timeNs("10"), 0);
   assert.equal(timeNs("fast"), 0);
+});
+
+test("simulated times and values as the server's pages write them", () => {
+  assert.equal(simTime(0), "0s");
+  assert.equal(simTime(2961039), "2.961039us");
+  assert.equal(simTime(2.5e9), "2.5ms");
+  assert.equal(simTime(20960), "20.96ns");
+  assert.equal(simTime(3e12), "3s");
+  assert.equal(simTime(999), "999ps");
+  assert.equal(paramValue(40), "40");
+  assert.equal(paramValue(0.00390625), "0.003906");
+  assert.equal(paramValue(12346), "1.235e+04"); // (an exact tie such as 12345 Go rounds to even, JS up)
+  assert.equal(paramValue(9999.5), "1e+04");
+  assert.equal(paramValue(1e-4), "0.0001");
+  assert.equal(paramValue(1000), "1000");
+  assert.equal(paramValue(0.00001), "1e-05");
+  assert.equal(paramValue(0.5), "0.5");
+});
+
+test("a live change reads old → new and moves the current values on", () => {
+  const cur = { ai: 20 };
+  assert.equal(changeText(cur, { ai: 40 }), "ai: 20 → 40");
+  assert.equal(changeText(cur, { hai: 1, ai: 60 }), "ai: 40 → 60, hai → 1");
+  assert.deepEqual(cur, { ai: 60, hai: 1 });
 });

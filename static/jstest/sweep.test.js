@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { axisOfField, goFloat, gridArg, parseSeeds, parseValues, roundDrift, runCount } from "../js/sweep-grid.js";
-import { gradient, heatColor, heatData, lineData, logScale, luminance, metricFormat, metricUnit, numericValues, pointLabel, progressText, scaleOf, textOn } from "../js/sweep-view.js";
+import { gradient, heatColor, heatData, lineData, logScale, luminance, metricFormat, metricUnit, numericValues, pointLabel, progressText, scaleOf, textOn, unchangedAxes, unchangedText } from "../js/sweep-view.js";
 import { logPad, padRange } from "../js/charts/band.js";
 
 test("goFloat writes numbers as Go's FormatFloat 'g' -1", () => {
@@ -186,4 +186,30 @@ test("progressText and pointLabel", () => {
   assert.equal(progressText({ runsDone: 4, runsTotal: 4 }), "4 of 4 runs done");
   const sw = { spec: { axes: [{ path: "cc.params.wr" }, { path: "workload[0].load" }] } };
   assert.equal(pointLabel(sw, { values: ["10", "0.3"] }), "cc.params.wr = 10, workload[0].load = 0.3");
+});
+
+test("unchangedAxes finds the axes along which every result stayed the same, once every run is in", () => {
+  const m = (v) => ({ fct_p99: stat(v, v, v, 2), drops: stat(0, 0, 0, 2) });
+  const one = (means, extra) => Object.assign({
+    status: "done",
+    spec: { axes: [{ path: "cc.params.ai", values: ["5", "10", "20"] }], seeds: [1, 2] },
+    points: means.map((v, i) => ({ index: i, values: [["5", "10", "20"][i]], done: 2, metrics: m(v) })),
+  }, extra);
+  assert.deepEqual(unchangedAxes(one([3, 3, 3])), ["cc.params.ai"]);
+  assert.deepEqual(unchangedAxes(one([3, 3, 3.0000001])), []);
+  assert.deepEqual(unchangedAxes(one([3, 3, 3], { status: "running" })), []); // not all in yet
+  const partial = one([3, 3, 3]);
+  partial.points[2].done = 1;
+  assert.deepEqual(unchangedAxes(partial), []);
+  const fewer = one([3, 3, 3]);
+  delete fewer.points[1].metrics.drops; // a metric one point lacks is a difference
+  assert.deepEqual(unchangedAxes(fewer), []);
+  // two axes: hai changes the results, ai (along each hai) does not
+  const two = { status: "done", spec: { axes: [{ path: "cc.params.ai", values: ["5", "10"] }, { path: "cc.params.hai", values: ["50", "200"] }], seeds: [1] }, points: [] };
+  let i = 0;
+  for (const ai of ["5", "10"]) for (const hai of ["50", "200"]) two.points.push({ index: i++, values: [ai, hai], done: 1, metrics: m(Number(hai)) });
+  assert.deepEqual(unchangedAxes(two), ["cc.params.ai"]);
+  assert.match(unchangedText(["cc.params.ai"]), /^cc\.params\.ai changed nothing in these runs: every value gave the same results/);
+  assert.match(unchangedText(["a", "b"]), /^a and b changed nothing/);
+  assert.equal(unchangedText([]), "");
 });
