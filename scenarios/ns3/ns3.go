@@ -72,9 +72,12 @@ func ParseConfig(f File) (*Config, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		key, val, _ := strings.Cut(line, " ")
-		key = strings.TrimSpace(key)
-		val = strings.TrimSpace(val)
+		// third.cc reads whitespace-separated words: a tab separates the
+		// key from its value as well as a space does
+		key, val := line, ""
+		if i := strings.IndexAny(line, " \t\v\f"); i >= 0 {
+			key, val = line[:i], strings.TrimSpace(line[i+1:])
+		}
 		if val == "" {
 			return nil, &Error{File: f.Name, Line: n, Field: key, Msg: "no value (is the file cut short?): want `KEY value`"}
 		}

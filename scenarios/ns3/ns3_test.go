@@ -212,3 +212,20 @@ func importRef(t *testing.T, dir string) *Import {
 	}
 	return imp
 }
+
+// third.cc reads its config word by word: a key and its value separated by
+// a tab (an aligned config) read as with a space.
+func TestImportConfigTabs(t *testing.T) {
+	tabbed := strings.NewReplacer("CC_MODE 1", "CC_MODE\t1", "RATE_AI 20Mb/s", "RATE_AI\t\t20Mb/s", "BUFFER_SIZE 32", "BUFFER_SIZE \t32").Replace(config)
+	imp, err := FromFiles("t", File{"config.txt", []byte(tabbed)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(imp.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.CC.Algorithm != "dcqcn" || sc.CC.Params["ai"] != 20 || sc.Switch.Buffer != 32<<20 {
+		t.Errorf("algorithm %s, ai %v, buffer %d: want dcqcn, 20, 32 MiB", sc.CC.Algorithm, sc.CC.Params["ai"], sc.Switch.Buffer)
+	}
+}
