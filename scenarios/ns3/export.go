@@ -137,6 +137,9 @@ func Unsupported(sc *scenarios.Scenario, cfg *sim.Config) []string {
 			add("events: link %s up at %s (ns-3 takes a link down only)", e.Port, scenarios.FormatTime(e.At))
 		case sim.EventLinkDown:
 			downs++
+			if e.At == 0 {
+				add("events: link %s down at 0 s (third.cc takes LINK_DOWN only at a time > 0)", e.Port)
+			}
 			if downs == 2 {
 				add("events: more than one link down (ns-3's LINK_DOWN takes one)")
 			}

@@ -373,3 +373,28 @@ func TestExportReproducesReferenceFiles(t *testing.T) {
 		})
 	}
 }
+
+// A link down at 0 s cannot be written: third.cc takes LINK_DOWN only at a
+// time > 0, so `LINK_DOWN 0 a b` would run with the link up. A later link
+// down exports and comes back.
+func TestExportLinkDown(t *testing.T) {
+	imp, err := FromFiles("t", File{"config.txt", []byte(config + "LINK_DOWN 5 2 3\n")}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, cfg := buildDoc(t, imp.Scenario)
+	files, err := Export(sc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(files.Config), "LINK_DOWN 5 2 3\n") {
+		t.Errorf("config.txt lacks `LINK_DOWN 5 2 3`:\n%s", files.Config)
+	}
+	at0 := strings.Replace(string(imp.Scenario), `"at": "5us"`, `"at": "0s"`, 1)
+	sc, cfg = buildDoc(t, []byte(at0))
+	_, err = Export(sc, cfg)
+	var ue *UnsupportedError
+	if !errors.As(err, &ue) || len(ue.Features) != 1 || !strings.HasPrefix(ue.Features[0], "events: link s2->s3 down at 0 s") {
+		t.Errorf("a link down at 0 s: %v, want it refused", err)
+	}
+}

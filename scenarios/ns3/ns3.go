@@ -630,8 +630,12 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		if err != nil || p < 0 || p > 1 {
 			return nil, c.err("ERROR_RATE_PER_LINK", "%q: want a probability in [0, 1]", v)
 		}
+		// third.cc gives a link whose own error_rate is 0 this rate; a link
+		// with an error_rate > 0 keeps its own
 		for i := range t.Links {
-			t.Links[i].Loss = max(t.Links[i].Loss, p)
+			if t.Links[i].Loss == 0 {
+				t.Links[i].Loss = p
+			}
 		}
 	}
 	for _, l := range t.Links {
@@ -644,13 +648,15 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		if len(fs) != 3 {
 			return nil, c.err("LINK_DOWN", "%q: want `time_us a b`", v)
 		}
-		if fs[0] != "0" || fs[1] != "0" || fs[2] != "0" {
-			at, err1 := strconv.ParseInt(fs[0], 10, 64)
-			a, err2 := strconv.Atoi(fs[1])
-			b, err3 := strconv.Atoi(fs[2])
-			if err1 != nil || err2 != nil || err3 != nil || a < 0 || b < 0 || a >= t.Nodes || b >= t.Nodes {
-				return nil, c.err("LINK_DOWN", "%q: want `time_us a b` with node ids", v)
-			}
+		at, err1 := strconv.ParseInt(fs[0], 10, 64)
+		a, err2 := strconv.Atoi(fs[1])
+		b, err3 := strconv.Atoi(fs[2])
+		if err1 != nil || err2 != nil || err3 != nil || at < 0 || a < 0 || b < 0 || a >= t.Nodes || b >= t.Nodes {
+			return nil, c.err("LINK_DOWN", "%q: want `time_us a b` with node ids", v)
+		}
+		// third.cc takes the link down only when the time is > 0 (`0 a b`,
+		// like `0 0 0`, is no link down)
+		if at > 0 {
 			events = append(events, obj{"at": scenarios.FormatTime(sim.Time(at) * sim.Microsecond), "link": nodeName(a) + "->" + nodeName(b), "up": false})
 		}
 	}

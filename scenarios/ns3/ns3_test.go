@@ -229,3 +229,45 @@ func TestImportConfigTabs(t *testing.T) {
 		t.Errorf("algorithm %s, ai %v, buffer %d: want dcqcn, 20, 32 MiB", sc.CC.Algorithm, sc.CC.Params["ai"], sc.Switch.Buffer)
 	}
 }
+
+// Events as third.cc makes them: ERROR_RATE_PER_LINK is the error rate of
+// the links whose own error_rate is 0 (a link's own rate > 0 wins, larger
+// or smaller), and LINK_DOWN takes a link down only at a time > 0 (`0 a b`
+// is no link down, like `0 0 0`).
+func TestImportEvents(t *testing.T) {
+	lossyTopo := strings.Replace(topo, "1 2 100Gbps 0.001ms 0", "1 2 100Gbps 0.001ms 0.001", 1)
+	type ev struct {
+		link string
+		loss float64
+		up   bool
+	}
+	cases := []struct {
+		name, extra string
+		want        []ev
+	}{
+		{"per link rate, larger", "ERROR_RATE_PER_LINK 0.01\n", []ev{{"h0->s2", 0.01, true}, {"h1->s2", 0.001, true}, {"s2->s3", 0.01, true}}},
+		{"per link rate, smaller", "ERROR_RATE_PER_LINK 0.0001\n", []ev{{"h0->s2", 0.0001, true}, {"h1->s2", 0.001, true}, {"s2->s3", 0.0001, true}}},
+		{"no per link rate", "ERROR_RATE_PER_LINK 0.0000\n", []ev{{"h1->s2", 0.001, true}}},
+		{"link down at 0", "LINK_DOWN 0 2 3\n", []ev{{"h1->s2", 0.001, true}}},
+		{"link down", "LINK_DOWN 5 2 3\n", []ev{{"h1->s2", 0.001, true}, {"s2->s3", 0, false}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			imp, err := FromFiles("t", File{"config.txt", []byte(config + tc.extra)}, File{"topo.txt", []byte(lossyTopo)}, File{"flow.txt", []byte(flows)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scenarios.Parse(imp.Scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []ev
+			for _, e := range sc.Events {
+				got = append(got, ev{e.Link, e.Loss, e.Kind == scenarios.EventLoss || e.Up})
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("events %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
