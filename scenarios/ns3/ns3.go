@@ -807,6 +807,24 @@ func ecnMaps(c *Config, get func(string) (string, bool), t *Topology) (obj, erro
 			}
 		}
 	}
+	// third.cc looks the maps up by the rate of each switch port: entries
+	// for rates the topology lacks have no effect
+	rates := map[int64]bool{}
+	for _, l := range t.Links {
+		rates[l.Rate] = true
+	}
+	inUse := func(es []entry) []entry {
+		var out []entry
+		for _, e := range es {
+			if rates[e.rate] {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	if len(rates) > 0 {
+		kmin, kmax, pmax = inUse(kmin), inUse(kmax), inUse(pmax)
+	}
 	for _, e := range pmax[1:] {
 		if e.v != pmax[0].v {
 			return nil, c.err("PMAX_MAP", "pmax differs between rates; the lab has one pmax")

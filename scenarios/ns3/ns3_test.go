@@ -271,3 +271,25 @@ func TestImportEvents(t *testing.T) {
 		})
 	}
 }
+
+// third.cc reads the ECN maps only at the topology's link rates: map
+// entries for other rates (run.py writes maps for every rate it knows) do
+// not count, whatever their values.
+func TestImportECNMapUnusedRates(t *testing.T) {
+	c := strings.NewReplacer(
+		"KMAX_MAP 2 100000000000 1600 400000000000 6400", "KMAX_MAP 3 10000000000 50 100000000000 1600 400000000000 6400",
+		"KMIN_MAP 2 100000000000 400 400000000000 1600", "KMIN_MAP 3 10000000000 5 100000000000 400 400000000000 1600",
+		"PMAX_MAP 2 100000000000 0.20 400000000000 0.20", "PMAX_MAP 3 10000000000 1 100000000000 0.20 400000000000 0.20").Replace(config)
+	imp, err := FromFiles("t", File{"config.txt", []byte(c)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(imp.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := sc.Switch.ECN
+	if e == nil || e.Kmin != 400_000 || e.Kmax != 1_600_000 || e.Pmax != 0.2 || e.Scale != scenarios.ScaleLinkRate {
+		t.Errorf("ecn %+v, want kmin 400 KB, kmax 1600 KB at 100 Gbps, pmax 0.2, scaled with the link rate", e)
+	}
+}
