@@ -117,6 +117,9 @@ func Unsupported(sc *scenarios.Scenario, cfg *sim.Config) []string {
 	if h.Header != dh.Header || h.IdealHeader != dh.IdealHeader || h.Ack != dh.Ack || h.Nack != dh.Nack || h.AckHeader != dh.AckHeader {
 		add("host header, ACK or NACK sizes (ns-3's are fixed)")
 	}
+	if h.AckEvery > 1 {
+		add("host.ackEvery %d (ns-3 acknowledges every packet once a flow has L2_ACK_INTERVAL bytes: rdma-hw.cc resets the milestone on every packet)", h.AckEvery)
+	}
 	if h.CNPInterval != 0 {
 		add("host.cnpInterval (ns-3 flags a CNP on every marked packet's ACK)")
 	}
@@ -301,13 +304,8 @@ func Export(sc *scenarios.Scenario, cfg *sim.Config) (*Files, error) {
 	gap()
 	kv("ERROR_RATE_PER_LINK", "0.0000")
 	kv("L2_CHUNK_SIZE", 4000)
-	// an ACK whenever the next expected byte crosses a multiple of the
-	// interval: 1 (run.py's) acknowledges every packet, k × mtu every k-th
-	ackInterval := int64(1)
-	if cfg.Host.AckEvery > 1 {
-		ackInterval = int64(cfg.Host.AckEvery) * cfg.Host.MTU
-	}
-	kv("L2_ACK_INTERVAL", ackInterval)
+	// 1 (run.py's): an ACK for every packet (ackEvery > 1 is refused above)
+	kv("L2_ACK_INTERVAL", 1)
 	kv("L2_BACK_TO_ZERO", 0)
 	gap()
 	win := b2i(a.Params["window"] != 0)

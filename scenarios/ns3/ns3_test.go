@@ -293,3 +293,26 @@ func TestImportECNMapUnusedRates(t *testing.T) {
 		t.Errorf("ecn %+v, want kmin 400 KB, kmax 1600 KB at 100 Gbps, pmax 0.2, scaled with the link rate", e)
 	}
 }
+
+// L2_ACK_INTERVAL does not thin the ACKs the way its name says: rdma-hw.cc
+// sets the receiver's milestone back to the interval on every packet
+// (ReceiveUdp: m_milestone_rx = m_ack_interval), so every packet past the
+// interval's first bytes is acknowledged. The import acknowledges every
+// packet; the export refuses ackEvery > 1, which ns-3 cannot express.
+func TestAckInterval(t *testing.T) {
+	imp, err := FromFiles("t", File{"config.txt", []byte(config + "L2_ACK_INTERVAL 4000\nL2_CHUNK_SIZE 4000\n")}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, cfg := buildDoc(t, imp.Scenario)
+	if sc.Host.AckEvery != 1 || cfg.Host.AckEvery != 1 {
+		t.Errorf("L2_ACK_INTERVAL 4000: ackEvery %d, want 1", sc.Host.AckEvery)
+	}
+	every4 := strings.Replace(string(imp.Scenario), `"ackEvery": 1`, `"ackEvery": 4`, 1)
+	sc, cfg = buildDoc(t, []byte(every4))
+	_, err = Export(sc, cfg)
+	var ue *UnsupportedError
+	if !errors.As(err, &ue) || len(ue.Features) != 1 || !strings.HasPrefix(ue.Features[0], "host.ackEvery 4") {
+		t.Errorf("ackEvery 4: %v, want it refused", err)
+	}
+}
