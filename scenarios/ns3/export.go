@@ -8,6 +8,7 @@ package ns3
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -155,12 +156,34 @@ func Unsupported(sc *scenarios.Scenario, cfg *sim.Config) []string {
 
 	// flows
 	for i, f := range cfg.Flows {
+		if f.Size > math.MaxUint32 && !endlessFlow(cfg, f) {
+			add("workload: flow %d of %d B (third.cc reads a flow's size as a uint32_t, at most %d B, and the flow could send more before the run ends)", i, f.Size, uint32(math.MaxUint32))
+			break
+		}
+	}
+	for i, f := range cfg.Flows {
 		if f.After >= 0 {
 			add("workload: flow %d waits for other flows to finish (alltoall iterations; a flow file has fixed starts)", i)
 			break
 		}
 	}
 	return out
+}
+
+// endlessFlow says whether flow f cannot send MaxUint32 bytes (the most a
+// flow file's size can say: third.cc reads a uint32_t) at its host's line
+// rate before the run ends: written with that size, it runs the same.
+func endlessFlow(cfg *sim.Config, f sim.FlowSpec) bool {
+	if cfg.Duration <= 0 {
+		return false
+	}
+	for _, l := range cfg.Links {
+		if l.A == f.Src || l.B == f.Src {
+			need := float64(math.MaxUint32) * 8 / float64(l.Rate) * float64(sim.Second)
+			return float64(f.Start)+need >= float64(cfg.Duration)
+		}
+	}
+	return false
 }
 
 // hostRate is the first host link's rate (the NIC rate, as the engine and
@@ -257,7 +280,12 @@ func Export(sc *scenarios.Scenario, cfg *sim.Config) (*Files, error) {
 		if f.Tag == scenarios.KindIncast {
 			dport = DPortIncast
 		}
-		fmt.Fprintf(&fl, "%d %d 3 %d %d %s\n", n.ID[f.Src], n.ID[f.Dst], dport, f.Size, StartSeconds(f.Start))
+		size := f.Size
+		if size > math.MaxUint32 {
+			size = math.MaxUint32 // endlessFlow: it cannot finish either way
+			warn("workload: flow %d of %d B is written as %d B, the most a flow file holds; at line rate it could not send more before the run ends", i, f.Size, size)
+		}
+		fmt.Fprintf(&fl, "%d %d 3 %d %d %s\n", n.ID[f.Src], n.ID[f.Dst], dport, size, StartSeconds(f.Start))
 	}
 	files.Flows = fl.Bytes()
 

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"sort"
 	"strconv"
@@ -172,6 +173,15 @@ func ParseTopology(f File) (*Topology, error) {
 		if l.Rate, err = ParseRate(fs[2]); err != nil {
 			return nil, &Error{File: f.Name, Line: n, Field: "rate", Msg: err.Error()}
 		}
+		if l.Rate <= 0 {
+			return nil, &Error{File: f.Name, Line: n, Field: "rate", Msg: fmt.Sprintf("%q: want a rate > 0", fs[2])}
+		}
+		if l.A == l.B {
+			return nil, &Error{File: f.Name, Line: n, Field: "b", Msg: fmt.Sprintf("the link joins node %d to itself", l.A)}
+		}
+		if !t.Switches[l.A] && !t.Switches[l.B] {
+			return nil, &Error{File: f.Name, Line: n, Field: "b", Msg: fmt.Sprintf("the link joins two hosts (%d, %d): the lab attaches hosts to switches", l.A, l.B)}
+		}
 		if l.Delay, err = ParseTime(fs[3]); err != nil {
 			return nil, &Error{File: f.Name, Line: n, Field: "delay", Msg: err.Error()}
 		}
@@ -179,6 +189,15 @@ func ParseTopology(f File) (*Topology, error) {
 			return nil, &Error{File: f.Name, Line: n, Field: "error_rate", Msg: fmt.Sprintf("%q: want a probability in [0, 1]", fs[4])}
 		}
 		t.Links = append(t.Links, l)
+	}
+	linked := make([]bool, t.Nodes)
+	for _, l := range t.Links {
+		linked[l.A], linked[l.B] = true, true
+	}
+	for id := 0; id < t.Nodes; id++ {
+		if !linked[id] && !t.Switches[id] {
+			return nil, &Error{File: f.Name, Field: "links", Msg: fmt.Sprintf("host %d has no link: the lab needs every host attached to a switch", id)}
+		}
 	}
 	return t, nil
 }
@@ -236,8 +255,9 @@ func ParseFlows(f File, nodes int) ([]Flow, error) {
 			}
 		}
 		size, err := strconv.ParseInt(fs[4], 10, 64)
-		if err != nil || size <= 0 {
-			return nil, &Error{File: f.Name, Line: n, Field: "size", Msg: fmt.Sprintf("%q: want a whole number of bytes > 0", fs[4])}
+		if err != nil || size <= 0 || size > math.MaxUint32 {
+			// third.cc reads the size as a uint32_t
+			return nil, &Error{File: f.Name, Line: n, Field: "size", Msg: fmt.Sprintf("%q: want a whole number of bytes in 1..%d", fs[4], uint32(math.MaxUint32))}
 		}
 		fl.Size = size
 		if fl.Start, err = seconds(fs[5]); err != nil {
@@ -680,6 +700,9 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 			if end.id < 0 || end.id >= t.Nodes {
 				return nil, &Error{File: flowFile, Line: line, Field: end.field, Msg: fmt.Sprintf("flow %d: node %d is not in the topology (0..%d)", i, end.id, t.Nodes-1)}
 			}
+		}
+		if f.Src == f.Dst {
+			return nil, &Error{File: flowFile, Line: line, Field: "dst", Msg: fmt.Sprintf("flow %d: the same host as the source (%d)", i, f.Src)}
 		}
 		if f.Start < FlowOffset {
 			return nil, &Error{File: flowFile, Line: line, Field: "start_s", Msg: fmt.Sprintf("flow %d starts before the 2 s offset the reference adds", i)}
