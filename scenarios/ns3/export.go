@@ -8,6 +8,7 @@ package ns3
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strconv"
@@ -60,8 +61,17 @@ func Unsupported(sc *scenarios.Scenario, cfg *sim.Config) []string {
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 
 	// the algorithm
-	if len(cfg.Algos) != 1 {
-		add("cc (flows with different algorithms: ns-3 runs one CC_MODE)")
+	// the engine keeps one entry per algorithm choice and host line rate:
+	// ns-3 has one CC_MODE and one value per key, for every host
+	for _, a := range cfg.Algos[min(1, len(cfg.Algos)):] {
+		if a.Algo.Name != cfg.Algos[0].Algo.Name {
+			add("cc (flows with different algorithms: ns-3 runs one CC_MODE)")
+			break
+		}
+		if !maps.Equal(a.Params, cfg.Algos[0].Params) {
+			add("cc.params (flows with different parameters, by their cc or their host's line rate: ns-3 has one value per key)")
+			break
+		}
 	}
 	if len(cfg.Algos) > 0 {
 		a := cfg.Algos[0]
@@ -82,12 +92,6 @@ func Unsupported(sc *scenarios.Scenario, cfg *sim.Config) []string {
 			if name == "hpcc" && !cfg.Switch.INT {
 				add("switch.int off (ns-3's HPCC always has INT)")
 			}
-		}
-	}
-	for i, f := range cfg.Flows {
-		if f.Algo != 0 {
-			add("cc of flow %d (ns-3 runs one algorithm)", i)
-			break
 		}
 	}
 

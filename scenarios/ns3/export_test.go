@@ -244,12 +244,19 @@ func sameExperiment(t *testing.T, sc *scenarios.Scenario, a, b *sim.Config) {
 			t.Fatalf("flow %d (line %d of the flow file): %+v, imported %+v", i, k+2, f, g)
 		}
 	}
-	if len(b.Algos) != 1 || a.Algos[0].Algo.Name != b.Algos[0].Algo.Name {
-		t.Fatalf("algorithm %s, imported %v", a.Algos[0].Algo.Name, b.Algos)
+	// one algorithm and one set of parameters (the engine keeps an entry
+	// per host line rate)
+	if len(b.Algos) != len(a.Algos) {
+		t.Fatalf("%d algorithm entries, imported %d", len(a.Algos), len(b.Algos))
 	}
-	for k, v := range a.Algos[0].Params {
-		if w := b.Algos[0].Params[k]; w != v {
-			t.Errorf("cc.params.%s = %v, imported %v", k, v, w)
+	for _, ba := range b.Algos {
+		if a.Algos[0].Algo.Name != ba.Algo.Name {
+			t.Fatalf("algorithm %s, imported %v", a.Algos[0].Algo.Name, b.Algos)
+		}
+		for k, v := range a.Algos[0].Params {
+			if w := ba.Params[k]; w != v {
+				t.Errorf("cc.params.%s = %v, imported %v", k, v, w)
+			}
 		}
 	}
 	if a.Host != b.Host {
@@ -431,5 +438,44 @@ func TestExportHugeFlow(t *testing.T) {
 	var ue *UnsupportedError
 	if !errors.As(err, &ue) || len(ue.Features) != 1 || !strings.HasPrefix(ue.Features[0], "workload: flow 0 of 5000000000 B") {
 		t.Errorf("a 5 GB flow in a 1 s run: %v, want it refused", err)
+	}
+}
+
+// Hosts at different line rates (a 25 Gbps and a 100 Gbps NIC) run one
+// algorithm with one set of parameters, as in ns-3: the engine's entry per
+// line rate is not "flows with different algorithms". The files import back
+// as the same experiment.
+func TestExportMixedHostRates(t *testing.T) {
+	mixed := strings.Replace(topo, "0 2 100Gbps 1000ns 0", "0 2 25Gbps 1000ns 0", 1)
+	c := strings.NewReplacer(
+		"KMAX_MAP 2 100000000000 1600 400000000000 6400", "KMAX_MAP 3 25000000000 400 100000000000 1600 400000000000 6400",
+		"KMIN_MAP 2 100000000000 400 400000000000 1600", "KMIN_MAP 3 25000000000 100 100000000000 400 400000000000 1600",
+		"PMAX_MAP 2 100000000000 0.20 400000000000 0.20", "PMAX_MAP 3 25000000000 0.2 100000000000 0.20 400000000000 0.20").Replace(config)
+	imp, err := FromFiles("t", File{"config.txt", []byte(c)}, File{"topo.txt", []byte(mixed)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, cfg := buildDoc(t, imp.Scenario)
+	if len(cfg.Algos) < 2 {
+		t.Fatalf("%d algorithm entries: the test wants the engine's entry per line rate", len(cfg.Algos))
+	}
+	files, err := Export(sc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := FromFiles("rt", File{ConfigFile, files.Config}, File{TopologyFile, files.Topology}, File{FlowFile, files.Flows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, icfg := buildDoc(t, back.Scenario)
+	sameExperiment(t, sc, cfg, icfg)
+
+	// different parameters are still refused
+	two := strings.Replace(string(imp.Scenario), `"workload": [`, `"workload": [{"kind": "flows", "cc": {"algorithm": "dcqcn", "params": {"ai": 10}}, "flows": [{"src": "h1", "dst": "h0", "size": "1KB", "start": "0s"}]},`, 1)
+	sc, cfg = buildDoc(t, []byte(two))
+	_, err = Export(sc, cfg)
+	var ue *UnsupportedError
+	if !errors.As(err, &ue) || len(ue.Features) != 1 || !strings.HasPrefix(ue.Features[0], "cc.params (flows with different parameters") {
+		t.Errorf("a workload with its own ai: %v, want it refused", err)
 	}
 }
