@@ -678,6 +678,13 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		}
 		// third.cc takes the link down only when the time is > 0 (`0 a b`,
 		// like `0 0 0`, is no link down)
+		linked := false
+		for _, l := range t.Links {
+			linked = linked || (l.A == a && l.B == b) || (l.A == b && l.B == a)
+		}
+		if at > 0 && !linked {
+			return nil, c.err("LINK_DOWN", "%q: nodes %d and %d have no link between them", v, a, b)
+		}
 		if at > 0 {
 			events = append(events, obj{"at": scenarios.FormatTime(sim.Time(at) * sim.Microsecond), "link": nodeName(a) + "->" + nodeName(b), "up": false})
 		}
