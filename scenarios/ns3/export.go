@@ -112,6 +112,25 @@ func Unsupported(sc *scenarios.Scenario, cfg *sim.Config) []string {
 	if sw.Buffer%(1<<20) != 0 {
 		add("switch.buffer %d B (BUFFER_SIZE is a whole number of MiB)", sw.Buffer)
 	}
+	if sw.ECN.Enabled {
+		// third.cc reads KMIN_MAP and KMAX_MAP values as whole KB (uint32_t):
+		// a fraction stops its config reader
+		seen := map[int64]bool{}
+		for _, l := range cfg.Links {
+			if seen[l.Rate] {
+				continue
+			}
+			seen[l.Rate] = true
+			for _, k := range []struct {
+				name string
+				v    int64
+			}{{"kmin", sw.ECN.Kmin}, {"kmax", sw.ECN.Kmax}} {
+				if kb := ecnKB(sw.ECN, k.v, l.Rate); kb != math.Trunc(kb) {
+					add("switch.ecn.%s %g KB at %s (KMIN_MAP and KMAX_MAP hold whole KB)", k.name, kb, scenarios.FormatRate(l.Rate))
+				}
+			}
+		}
+	}
 	def := sim.DefaultSwitch()
 	if sw.Reserve != def.Reserve || sw.ResumeOffset != def.ResumeOffset || (sw.HeadroomFactor != def.HeadroomFactor && sw.HeadroomFactor != 0) {
 		add("switch PFC reserve, resume offset or headroom factor (ns-3 fixes them)")
@@ -188,6 +207,16 @@ func endlessFlow(cfg *sim.Config, f sim.FlowSpec) bool {
 		}
 	}
 	return false
+}
+
+// ecnKB is threshold k (bytes at the reference rate) at a port of rate r,
+// in KB as the ECN maps write it.
+func ecnKB(e sim.ECNConfig, k, r int64) float64 {
+	v := float64(k)
+	if e.ScaleWithRate && e.RefRate > 0 {
+		v = v * float64(r) / float64(e.RefRate)
+	}
+	return v / 1000
 }
 
 // hostRate is the first host link's rate (the NIC rate, as the engine and
@@ -371,13 +400,7 @@ func Export(sc *scenarios.Scenario, cfg *sim.Config) (*Files, error) {
 		c.WriteByte('\n')
 	}
 	at := func(k int64) func(r int64) string {
-		return func(r int64) string {
-			v := float64(k)
-			if e.ScaleWithRate && e.RefRate > 0 {
-				v = v * float64(r) / float64(e.RefRate)
-			}
-			return strconv.FormatFloat(v/1000, 'f', -1, 64)
-		}
+		return func(r int64) string { return strconv.FormatFloat(ecnKB(e, k, r), 'f', -1, 64) }
 	}
 	if e.Enabled {
 		ecnMap("KMAX_MAP", at(e.Kmax))

@@ -479,3 +479,24 @@ func TestExportMixedHostRates(t *testing.T) {
 		t.Errorf("a workload with its own ai: %v, want it refused", err)
 	}
 }
+
+// third.cc reads the ECN maps' thresholds as whole KB (uint32_t; a
+// fraction stops its config reader): thresholds that are not whole KB at
+// some link rate are refused, naming the rate.
+func TestExportECNWholeKB(t *testing.T) {
+	imp, err := FromFiles("t", File{"config.txt", []byte(config)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Replace(string(imp.Scenario), `"kmin": "400KB"`, `"kmin": "400500B"`, 1)
+	if doc == string(imp.Scenario) {
+		t.Fatalf("no kmin 400KB in %s", imp.Scenario)
+	}
+	sc, cfg := buildDoc(t, []byte(doc))
+	_, err = Export(sc, cfg)
+	var ue *UnsupportedError
+	// 400.5 KB at 100 Gbps, 1602 KB (whole) at 400 Gbps
+	if !errors.As(err, &ue) || len(ue.Features) != 1 || !strings.HasPrefix(ue.Features[0], "switch.ecn.kmin 400.5 KB at 100Gbps") {
+		t.Errorf("kmin 400.5 KB: %v, want it refused at 100 Gbps only", err)
+	}
+}
