@@ -449,6 +449,9 @@ var ignoredKeys = map[string]string{
 	"PINT_PROB":         "PINT (CC_MODE 10) is not in the lab",
 	"L2_CHUNK_SIZE":     "with go-back-N and an ACK per packet it changes nothing",
 	"GLOBAL_T":          "read as host.bdp",
+	"DATA_RATE":         "third.cc reads it and takes every link's rate from the topology file",
+	"LINK_DELAY":        "third.cc reads it and takes every link's delay from the topology file",
+	"PAUSE_TIME":        "a PAUSE holds until its RESUME in the reference; the time only marks the frame as a PAUSE",
 }
 
 // FromFiles builds a scenario from a config and its topology and flow
@@ -604,6 +607,11 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 	}
 	if v, ok := get("L2_BACK_TO_ZERO"); ok && v != "0" {
 		return nil, c.err("L2_BACK_TO_ZERO", "%q: only go-back-N (0) is modelled", v)
+	}
+	if v, ok := c.Values["PAUSE_TIME"]; ok {
+		if x, err := strconv.ParseFloat(v, 64); err != nil || x <= 0 {
+			return nil, c.err("PAUSE_TIME", "%q: only a time > 0 is modelled (with 0 the reference reads every PAUSE as a RESUME)", v)
+		}
 	}
 	if v, ok := get("SAMPLE_FEEDBACK"); ok && v != "0" {
 		return nil, c.err("SAMPLE_FEEDBACK", "%q: only feedback on every ACK (0) is modelled", v)

@@ -138,6 +138,7 @@ func TestImportErrors(t *testing.T) {
 			"config.txt", 16, "KMIN_MAP", "no value for the topology's 400Gbps links"},
 		{"sampled feedback", config + "SAMPLE_FEEDBACK 1\n", topo, flows, "config.txt", 22, "SAMPLE_FEEDBACK", "only feedback on every ACK (0) is modelled"},
 		{"static PFC threshold", config + "USE_DYNAMIC_PFC_THRESHOLD 0\n", topo, flows, "config.txt", 22, "USE_DYNAMIC_PFC_THRESHOLD", "only the dynamic threshold"},
+		{"pause time 0", config + "PAUSE_TIME 0\n", topo, flows, "config.txt", 22, "PAUSE_TIME", "only a time > 0 is modelled"},
 		{"link down between unlinked nodes", config + "LINK_DOWN 5 0 3\n", topo, flows, "config.txt", 22, "LINK_DOWN", `"5 0 3": nodes 0 and 3 have no link between them`},
 		{"stop before offset", strings.Replace(config, "SIMULATOR_STOP_TIME 2.01", "SIMULATOR_STOP_TIME 1", 1), topo, flows, "config.txt", 18, "SIMULATOR_STOP_TIME", "1 is not after"},
 	}
@@ -321,5 +322,25 @@ func TestAckInterval(t *testing.T) {
 	var ue *UnsupportedError
 	if !errors.As(err, &ue) || len(ue.Features) != 1 || !strings.HasPrefix(ue.Features[0], "host.ackEvery 4") {
 		t.Errorf("ackEvery 4: %v, want it refused", err)
+	}
+}
+
+// Keys third.cc reads without effect on the experiment (DATA_RATE and
+// LINK_DELAY are shadowed by each link's own; PAUSE_TIME only marks a frame
+// as a PAUSE) are ignored with a reason, not reported as unknown.
+func TestImportKeysThirdCCIgnores(t *testing.T) {
+	extra := "DATA_RATE 100Gb/s\nLINK_DELAY 0.001ms\nPAUSE_TIME 5\n"
+	imp, err := FromFiles("t", File{"config.txt", []byte(strings.Replace(config, "SOMETHING_NEW 7\n", extra, 1))}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imp.Unknown) > 0 {
+		t.Errorf("unknown keys %v, want none", imp.Unknown)
+	}
+	ignored := strings.Join(imp.Ignored, "; ")
+	for _, k := range []string{"DATA_RATE: ", "LINK_DELAY: ", "PAUSE_TIME: "} {
+		if !strings.Contains(ignored, k) {
+			t.Errorf("ignored keys %q lack %q", ignored, k)
+		}
 	}
 }
