@@ -549,6 +549,10 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		if hasWin != 0 && varWinSet && varWin == 0 {
 			return nil, c.err("VAR_WIN", "0 with HAS_WIN 1 (a fixed window) is not modelled: the lab's window follows the rate (VAR_WIN 1)")
 		}
+		if hasWin != 0 && !varWinSet {
+			// third.cc's default var_win is false: a fixed window
+			return nil, c.err("VAR_WIN", "missing with HAS_WIN 1: third.cc's default is 0 (a fixed window), which is not modelled; the lab's window follows the rate (VAR_WIN 1)")
+		}
 		params["window"] = b2f(hasWin != 0)
 	}
 

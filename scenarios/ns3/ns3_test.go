@@ -138,6 +138,7 @@ func TestImportErrors(t *testing.T) {
 			"config.txt", 16, "KMIN_MAP", "no value for the topology's 400Gbps links"},
 		{"sampled feedback", config + "SAMPLE_FEEDBACK 1\n", topo, flows, "config.txt", 22, "SAMPLE_FEEDBACK", "only feedback on every ACK (0) is modelled"},
 		{"static PFC threshold", config + "USE_DYNAMIC_PFC_THRESHOLD 0\n", topo, flows, "config.txt", 22, "USE_DYNAMIC_PFC_THRESHOLD", "only the dynamic threshold"},
+		{"window without VAR_WIN", strings.Replace(config, "HAS_WIN 0", "HAS_WIN 1", 1), topo, flows, "config.txt", 0, "VAR_WIN", "missing with HAS_WIN 1: third.cc's default is 0 (a fixed window)"},
 		{"pause time 0", config + "PAUSE_TIME 0\n", topo, flows, "config.txt", 22, "PAUSE_TIME", "only a time > 0 is modelled"},
 		{"link down between unlinked nodes", config + "LINK_DOWN 5 0 3\n", topo, flows, "config.txt", 22, "LINK_DOWN", `"5 0 3": nodes 0 and 3 have no link between them`},
 		{"stop before offset", strings.Replace(config, "SIMULATOR_STOP_TIME 2.01", "SIMULATOR_STOP_TIME 1", 1), topo, flows, "config.txt", 18, "SIMULATOR_STOP_TIME", "1 is not after"},
