@@ -21,6 +21,13 @@ import (
 	"cclab/sim"
 )
 
+// third.cc's values for keys a config leaves out that shape the
+// experiment beyond the algorithm's parameters.
+const (
+	thirdCCStopTime  = "3.01" // simulator_stop_time, s
+	thirdCCBufferMiB = 16     // buffer_size
+)
+
 // FlowOffset is the start time the reference adds to every flow (its
 // traffic generator writes starts from 2 s); an imported scenario starts
 // its flows this much earlier.
@@ -564,6 +571,8 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 			return nil, c.err("BUFFER_SIZE", "%q: want a whole number of MiB > 0", v)
 		}
 		sw["buffer"] = fmt.Sprintf("%dMiB", mb)
+	} else {
+		sw["buffer"] = fmt.Sprintf("%dMiB", thirdCCBufferMiB) // third.cc's default
 	}
 	// the reference's switches are always lossless (PFC cannot be turned
 	// off); its threshold is the dynamic one the lab models
@@ -624,18 +633,19 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		return nil, c.err("RATE_BOUND", "%q: the lab always paces at the rate (1)", v)
 	}
 
-	// duration
-	var duration sim.Time
-	if v, ok := get("SIMULATOR_STOP_TIME"); ok {
-		stop, err := seconds(v)
-		if err != nil {
-			return nil, c.err("SIMULATOR_STOP_TIME", "%v", err)
-		}
-		if stop <= FlowOffset {
-			return nil, c.err("SIMULATOR_STOP_TIME", "%s is not after the flows' 2 s offset", v)
-		}
-		duration = stop - FlowOffset
+	// duration (third.cc stops at 3.01 s unless the config says otherwise)
+	v, ok := get("SIMULATOR_STOP_TIME")
+	if !ok {
+		v = thirdCCStopTime
 	}
+	stop, err := seconds(v)
+	if err != nil {
+		return nil, c.err("SIMULATOR_STOP_TIME", "%v", err)
+	}
+	if stop <= FlowOffset {
+		return nil, c.err("SIMULATOR_STOP_TIME", "%s is not after the flows' 2 s offset", v)
+	}
+	duration := stop - FlowOffset
 
 	// topology
 	hostName := func(id int) string { return fmt.Sprintf("h%d", id) }

@@ -345,3 +345,21 @@ func TestImportKeysThirdCCIgnores(t *testing.T) {
 		}
 	}
 }
+
+// A config without SIMULATOR_STOP_TIME or BUFFER_SIZE runs with third.cc's
+// values: it stops at 3.01 s (a duration of 1.01 s after the flows' offset)
+// with 16 MiB switch buffers.
+func TestImportThirdCCDefaults(t *testing.T) {
+	c := strings.NewReplacer("SIMULATOR_STOP_TIME 2.01\n", "", "BUFFER_SIZE 32\n", "").Replace(config)
+	imp, err := FromFiles("t", File{"config.txt", []byte(c)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(imp.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Duration != 1010*sim.Millisecond || sc.Switch.Buffer != 16<<20 {
+		t.Errorf("duration %s, buffer %d B: want 1.01 s and 16 MiB", scenarios.FormatTime(sc.Duration), sc.Switch.Buffer)
+	}
+}
