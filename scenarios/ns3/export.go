@@ -400,13 +400,19 @@ func Export(sc *scenarios.Scenario, cfg *sim.Config) (*Files, error) {
 		c.WriteByte('\n')
 	}
 	at := func(k int64) func(r int64) string {
-		return func(r int64) string { return strconv.FormatFloat(ecnKB(e, k, r), 'f', -1, 64) }
+		return func(r int64) string {
+			v := ecnKB(e, k, r)
+			if !e.Enabled {
+				v = math.Round(v) // unused with ECN off; whole KB as third.cc reads them
+			}
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
 	}
-	if e.Enabled {
-		ecnMap("KMAX_MAP", at(e.Kmax))
-		ecnMap("KMIN_MAP", at(e.Kmin))
-		ecnMap("PMAX_MAP", func(int64) string { return strconv.FormatFloat(e.Pmax, 'f', -1, 64) })
-	}
+	// written with ECN off too: third.cc asserts a value for every switch
+	// port's rate whatever ENABLE_QCN says
+	ecnMap("KMAX_MAP", at(e.Kmax))
+	ecnMap("KMIN_MAP", at(e.Kmin))
+	ecnMap("PMAX_MAP", func(int64) string { return strconv.FormatFloat(e.Pmax, 'f', -1, 64) })
 	kv("BUFFER_SIZE", cfg.Switch.Buffer>>20)
 	kv("QLEN_MON_FILE", "qlen.txt")
 	kv("QLEN_MON_START", ns(FlowOffset))

@@ -500,3 +500,38 @@ func TestExportECNWholeKB(t *testing.T) {
 		t.Errorf("kmin 400.5 KB: %v, want it refused at 100 Gbps only", err)
 	}
 }
+
+// With ECN off the config still has the three ECN maps: third.cc asserts a
+// kmin, kmax and pmax for every switch port's rate whatever ENABLE_QCN says.
+func TestExportECNOffHasMaps(t *testing.T) {
+	imp, err := FromFiles("t", File{"config.txt", []byte(config + "ENABLE_QCN 0\n")}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, cfg := buildDoc(t, imp.Scenario)
+	if cfg.Switch.ECN.Enabled {
+		t.Fatal("ENABLE_QCN 0 imported with ECN on")
+	}
+	files, err := Export(sc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseConfig(File{ConfigFile, files.Config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"KMAX_MAP", "KMIN_MAP", "PMAX_MAP"} {
+		if v := c.Values[k]; !strings.HasPrefix(v, "2 100000000000 ") || !strings.Contains(v, " 400000000000 ") {
+			t.Errorf("%s %q: want a value at 100 and 400 Gbps", k, v)
+		}
+	}
+	if c.Values["ENABLE_QCN"] != "0" {
+		t.Errorf("ENABLE_QCN %q", c.Values["ENABLE_QCN"])
+	}
+	back, err := FromFiles("rt", File{ConfigFile, files.Config}, File{TopologyFile, files.Topology}, File{FlowFile, files.Flows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, icfg := buildDoc(t, back.Scenario)
+	sameExperiment(t, sc, cfg, icfg)
+}
