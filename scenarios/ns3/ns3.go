@@ -192,7 +192,7 @@ func ParseTopology(f File) (*Topology, error) {
 		if l.Delay, err = ParseTime(fs[3]); err != nil {
 			return nil, &Error{File: f.Name, Line: n, Field: "delay", Msg: err.Error()}
 		}
-		if l.Loss, err = strconv.ParseFloat(fs[4], 64); err != nil || l.Loss < 0 || l.Loss > 1 {
+		if l.Loss, err = parseNum(fs[4]); err != nil || l.Loss < 0 || l.Loss > 1 {
 			return nil, &Error{File: f.Name, Line: n, Field: "error_rate", Msg: fmt.Sprintf("%q: want a probability in [0, 1]", fs[4])}
 		}
 		t.Links = append(t.Links, l)
@@ -231,8 +231,8 @@ func ParseFlows(f File, nodes int) ([]Flow, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cnt[0] < 0 || cnt[0] > scenarios.MaxFlows {
-		return nil, &Error{File: f.Name, Line: n, Field: "flow count", Msg: fmt.Sprintf("%d: want 0..%d", cnt[0], scenarios.MaxFlows)}
+	if cnt[0] <= 0 || cnt[0] > scenarios.MaxFlows {
+		return nil, &Error{File: f.Name, Line: n, Field: "flow count", Msg: fmt.Sprintf("%d: want 1..%d (the lab needs a flow)", cnt[0], scenarios.MaxFlows)}
 	}
 	flows := make([]Flow, 0, min(cnt[0], 1<<16)) // the count is the file's claim: grow as lines come
 	for i := 0; i < cnt[0]; i++ {
@@ -495,7 +495,7 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		if !ok {
 			return 0, false, nil
 		}
-		x, err := strconv.ParseFloat(v, 64)
+		x, err := parseNum(v)
 		if err != nil {
 			return 0, true, c.err(key, "%q is not a number", v)
 		}
@@ -530,7 +530,7 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 			}
 			x = float64(bps) / 1e6
 		default:
-			f, err := strconv.ParseFloat(v, 64)
+			f, err := parseNum(v)
 			if err != nil {
 				return nil, c.err(pk.key, "%q is not a number", v)
 			}
@@ -622,7 +622,7 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		return nil, c.err("L2_BACK_TO_ZERO", "%q: only go-back-N (0) is modelled", v)
 	}
 	if v, ok := c.Values["PAUSE_TIME"]; ok {
-		if x, err := strconv.ParseFloat(v, 64); err != nil || x <= 0 {
+		if x, err := parseNum(v); err != nil || x <= 0 {
 			return nil, c.err("PAUSE_TIME", "%q: only a time > 0 is modelled (with 0 the reference reads every PAUSE as a RESUME)", v)
 		}
 	}
@@ -670,7 +670,7 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 			"rate": scenarios.FormatRate(l.Rate), "delay": scenarios.FormatTime(l.Delay)})
 	}
 	if v, ok := get("ERROR_RATE_PER_LINK"); ok {
-		p, err := strconv.ParseFloat(v, 64)
+		p, err := parseNum(v)
 		if err != nil || p < 0 || p > 1 {
 			return nil, c.err("ERROR_RATE_PER_LINK", "%q: want a probability in [0, 1]", v)
 		}
@@ -693,6 +693,9 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 			return nil, c.err("LINK_DOWN", "%q: want `time_us a b`", v)
 		}
 		at, err1 := strconv.ParseInt(fs[0], 10, 64)
+		if err1 == nil && at > int64(scenarios.MaxTime/sim.Microsecond) {
+			return nil, c.err("LINK_DOWN", "%q: %d µs is after the latest time the lab takes (%s)", v, at, scenarios.FormatTime(scenarios.MaxTime))
+		}
 		a, err2 := strconv.Atoi(fs[1])
 		b, err3 := strconv.Atoi(fs[2])
 		if err1 != nil || err2 != nil || err3 != nil || at < 0 || a < 0 || b < 0 || a >= t.Nodes || b >= t.Nodes {
@@ -819,7 +822,7 @@ func ecnMaps(c *Config, get func(string) (string, bool), t *Topology) (obj, erro
 		var out []entry
 		for i := 0; i < n; i++ {
 			r, err1 := strconv.ParseInt(fs[1+2*i], 10, 64)
-			x, err2 := strconv.ParseFloat(fs[2+2*i], 64)
+			x, err2 := parseNum(fs[2+2*i])
 			if err1 != nil || err2 != nil || r <= 0 || x < 0 {
 				return nil, true, c.err(key, "pair %d (%s %s): want a rate in bits per second and a value >= 0", i+1, fs[1+2*i], fs[2+2*i])
 			}
@@ -924,4 +927,14 @@ func ecnMaps(c *Config, get func(string) (string, bool), t *Topology) (obj, erro
 func hasParam(a *cc.Algorithm, name string) bool {
 	_, ok := a.FindParam(name)
 	return ok
+}
+
+// parseNum reads a finite number (third.cc's streams read no NaN or
+// infinity).
+func parseNum(s string) (float64, error) {
+	x, err := strconv.ParseFloat(s, 64)
+	if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+		return 0, fmt.Errorf("%q is not a finite number", s)
+	}
+	return x, err
 }
