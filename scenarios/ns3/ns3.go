@@ -616,7 +616,12 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		host["ackEvery"] = 1
 	}
 	if v, ok := get("GLOBAL_T"); ok {
-		host["bdp"] = map[bool]string{true: scenarios.BDPGlobal, false: scenarios.BDPPath}[v != "0"]
+		x, err := strconv.ParseUint(v, 10, 32)
+		if err != nil {
+			return nil, c.err("GLOBAL_T", "%q: want 1 (global) or 0 (per path)", v)
+		}
+		// third.cc tests global_t == 1: any other value is per path
+		host["bdp"] = map[bool]string{true: scenarios.BDPGlobal, false: scenarios.BDPPath}[x == 1]
 	}
 	if v, ok := get("L2_BACK_TO_ZERO"); ok && v != "0" {
 		return nil, c.err("L2_BACK_TO_ZERO", "%q: only go-back-N (0) is modelled", v)

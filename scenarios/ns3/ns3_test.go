@@ -368,3 +368,25 @@ func TestImportThirdCCDefaults(t *testing.T) {
 		t.Errorf("duration %s, buffer %d B: want 1.01 s and 16 MiB", scenarios.FormatTime(sc.Duration), sc.Switch.Buffer)
 	}
 }
+
+// third.cc tests GLOBAL_T == 1: 1 is the global BDP, 0 and any other value
+// the path's.
+func TestImportGlobalT(t *testing.T) {
+	for v, want := range map[string]string{"1": scenarios.BDPGlobal, "0": scenarios.BDPPath, "2": scenarios.BDPPath} {
+		imp, err := FromFiles("t", File{"config.txt", []byte(config + "GLOBAL_T " + v + "\n")}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Host struct {
+				BDP string `json:"bdp"`
+			} `json:"host"`
+		}
+		if err := json.Unmarshal(imp.Scenario, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Host.BDP != want {
+			t.Errorf("GLOBAL_T %s: host.bdp %q, want %q", v, doc.Host.BDP, want)
+		}
+	}
+}
