@@ -606,8 +606,10 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 	}
 	if v, ok := get("L2_ACK_INTERVAL"); ok {
 		x, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || x < 0 {
-			return nil, c.err("L2_ACK_INTERVAL", "%q: want bytes >= 0", v)
+		if err != nil || x <= 0 {
+			// with 0, rdma-hw.cc's ReceiveAck drops every ACK ("shouldn't
+			// receive ack"): no flow of the reference ever finishes
+			return nil, c.err("L2_ACK_INTERVAL", "%q: want bytes > 0 (with 0 the reference ignores every ACK)", v)
 		}
 		// rdma-hw.cc resets the receiver's ACK milestone to the interval on
 		// every packet, so once a flow has delivered the interval's bytes
