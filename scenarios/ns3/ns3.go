@@ -599,8 +599,8 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 	host := obj{}
 	if v, ok := get("PACKET_PAYLOAD_SIZE"); ok {
 		x, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || x <= 0 {
-			return nil, c.err("PACKET_PAYLOAD_SIZE", "%q: want a whole number of bytes > 0", v)
+		if err != nil || x <= 0 || x > scenarios.MaxPacket {
+			return nil, c.err("PACKET_PAYLOAD_SIZE", "%q: want a whole number of bytes in 1..%d", v, scenarios.MaxPacket)
 		}
 		host["mtu"] = fmt.Sprintf("%dB", x)
 	}
@@ -651,6 +651,9 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 	}
 	if stop <= FlowOffset {
 		return nil, c.err("SIMULATOR_STOP_TIME", "%s is not after the flows' 2 s offset", v)
+	}
+	if stop-FlowOffset > scenarios.MaxTime {
+		return nil, c.err("SIMULATOR_STOP_TIME", "%s: the lab runs at most %s after the flows' 2 s offset", v, scenarios.FormatTime(scenarios.MaxTime))
 	}
 	duration := stop - FlowOffset
 

@@ -144,6 +144,8 @@ func TestImportErrors(t *testing.T) {
 		{"NaN ECN value", strings.Replace(config, "PMAX_MAP 2 100000000000 0.20", "PMAX_MAP 2 100000000000 NaN", 1), topo, flows, "config.txt", 17, "PMAX_MAP", "pair 1 (100000000000 NaN)"},
 		{"link down too late", config + "LINK_DOWN 99999999999999999 2 3\n", topo, flows, "config.txt", 22, "LINK_DOWN", "after the latest time the lab takes (3600s)"},
 		{"no flows", config, topo, "0\n", "flow.txt", 1, "flow count", "0: want 1..5000000"},
+		{"stop too late", strings.Replace(config, "SIMULATOR_STOP_TIME 2.01", "SIMULATOR_STOP_TIME 200000", 1), topo, flows, "config.txt", 18, "SIMULATOR_STOP_TIME", "the lab runs at most 3600s"},
+		{"payload too big", strings.Replace(config, "PACKET_PAYLOAD_SIZE 1000", "PACKET_PAYLOAD_SIZE 99999999999", 1), topo, flows, "config.txt", 14, "PACKET_PAYLOAD_SIZE", "want a whole number of bytes in 1..65536"},
 		{"ack interval 0", config + "L2_ACK_INTERVAL 0\n", topo, flows, "config.txt", 22, "L2_ACK_INTERVAL", "with 0 the reference ignores every ACK"},
 		{"pause time 0", config + "PAUSE_TIME 0\n", topo, flows, "config.txt", 22, "PAUSE_TIME", "only a time > 0 is modelled"},
 		{"link down between unlinked nodes", config + "LINK_DOWN 5 0 3\n", topo, flows, "config.txt", 22, "LINK_DOWN", `"5 0 3": nodes 0 and 3 have no link between them`},
