@@ -155,6 +155,7 @@ func FuzzImportNS3(f *testing.F) {
 	f.Add([]byte("CC_MODE 8\nKMIN_MAP 1 100000000000 300\nKMAX_MAP 1 100000000000 300\nPMAX_MAP 1 100000000000 1\n"), small, []byte("1\n1 0 3 100 1 2\n"))
 	f.Add([]byte("CC_MODE 1\nLINK_DOWN 5 0 2\nERROR_RATE_PER_LINK 0.01\n"), small, []byte("0\n"))
 	f.Add([]byte("CC_MODE\n"), []byte(""), []byte(""))
+	f.Add([]byte("CC_MODE 1\nEWMA_GAIN NaN\n"), small, []byte("1\n0 1 3 100 1000 2\n"))
 	f.Add(config, []byte("20001 0 0\n"), flows)
 	f.Fuzz(func(t *testing.T, config, topo, flows []byte) {
 		var b bytes.Buffer

@@ -8,6 +8,8 @@ package ns3
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,8 +61,17 @@ func Unsupported(sc *scenarios.Scenario, cfg *sim.Config) []string {
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 
 	// the algorithm
-	if len(cfg.Algos) != 1 {
-		add("cc (flows with different algorithms: ns-3 runs one CC_MODE)")
+	// the engine keeps one entry per algorithm choice and host line rate:
+	// ns-3 has one CC_MODE and one value per key, for every host
+	for _, a := range cfg.Algos[min(1, len(cfg.Algos)):] {
+		if a.Algo.Name != cfg.Algos[0].Algo.Name {
+			add("cc (flows with different algorithms: ns-3 runs one CC_MODE)")
+			break
+		}
+		if !maps.Equal(a.Params, cfg.Algos[0].Params) {
+			add("cc.params (flows with different parameters, by their cc or their host's line rate: ns-3 has one value per key)")
+			break
+		}
 	}
 	if len(cfg.Algos) > 0 {
 		a := cfg.Algos[0]
@@ -83,12 +94,6 @@ func Unsupported(sc *scenarios.Scenario, cfg *sim.Config) []string {
 			}
 		}
 	}
-	for i, f := range cfg.Flows {
-		if f.Algo != 0 {
-			add("cc of flow %d (ns-3 runs one algorithm)", i)
-			break
-		}
-	}
 
 	// switches
 	sw := cfg.Switch
@@ -107,6 +112,25 @@ func Unsupported(sc *scenarios.Scenario, cfg *sim.Config) []string {
 	if sw.Buffer%(1<<20) != 0 {
 		add("switch.buffer %d B (BUFFER_SIZE is a whole number of MiB)", sw.Buffer)
 	}
+	if sw.ECN.Enabled {
+		// third.cc reads KMIN_MAP and KMAX_MAP values as whole KB (uint32_t):
+		// a fraction stops its config reader
+		seen := map[int64]bool{}
+		for _, l := range cfg.Links {
+			if seen[l.Rate] {
+				continue
+			}
+			seen[l.Rate] = true
+			for _, k := range []struct {
+				name string
+				v    int64
+			}{{"kmin", sw.ECN.Kmin}, {"kmax", sw.ECN.Kmax}} {
+				if kb := ecnKB(sw.ECN, k.v, l.Rate); kb != math.Trunc(kb) {
+					add("switch.ecn.%s %g KB at %s (KMIN_MAP and KMAX_MAP hold whole KB)", k.name, kb, scenarios.FormatRate(l.Rate))
+				}
+			}
+		}
+	}
 	def := sim.DefaultSwitch()
 	if sw.Reserve != def.Reserve || sw.ResumeOffset != def.ResumeOffset || (sw.HeadroomFactor != def.HeadroomFactor && sw.HeadroomFactor != 0) {
 		add("switch PFC reserve, resume offset or headroom factor (ns-3 fixes them)")
@@ -116,6 +140,9 @@ func Unsupported(sc *scenarios.Scenario, cfg *sim.Config) []string {
 	h, dh := cfg.Host, sim.DefaultHost()
 	if h.Header != dh.Header || h.IdealHeader != dh.IdealHeader || h.Ack != dh.Ack || h.Nack != dh.Nack || h.AckHeader != dh.AckHeader {
 		add("host header, ACK or NACK sizes (ns-3's are fixed)")
+	}
+	if h.AckEvery > 1 {
+		add("host.ackEvery %d (ns-3 acknowledges every packet once a flow has L2_ACK_INTERVAL bytes: rdma-hw.cc resets the milestone on every packet)", h.AckEvery)
 	}
 	if h.CNPInterval != 0 {
 		add("host.cnpInterval (ns-3 flags a CNP on every marked packet's ACK)")
@@ -137,6 +164,9 @@ func Unsupported(sc *scenarios.Scenario, cfg *sim.Config) []string {
 			add("events: link %s up at %s (ns-3 takes a link down only)", e.Port, scenarios.FormatTime(e.At))
 		case sim.EventLinkDown:
 			downs++
+			if e.At == 0 {
+				add("events: link %s down at 0 s (third.cc takes LINK_DOWN only at a time > 0)", e.Port)
+			}
 			if downs == 2 {
 				add("events: more than one link down (ns-3's LINK_DOWN takes one)")
 			}
@@ -149,12 +179,44 @@ func Unsupported(sc *scenarios.Scenario, cfg *sim.Config) []string {
 
 	// flows
 	for i, f := range cfg.Flows {
+		if f.Size > math.MaxUint32 && !endlessFlow(cfg, f) {
+			add("workload: flow %d of %d B (third.cc reads a flow's size as a uint32_t, at most %d B, and the flow could send more before the run ends)", i, f.Size, uint32(math.MaxUint32))
+			break
+		}
+	}
+	for i, f := range cfg.Flows {
 		if f.After >= 0 {
 			add("workload: flow %d waits for other flows to finish (alltoall iterations; a flow file has fixed starts)", i)
 			break
 		}
 	}
 	return out
+}
+
+// endlessFlow says whether flow f cannot send MaxUint32 bytes (the most a
+// flow file's size can say: third.cc reads a uint32_t) at its host's line
+// rate before the run ends: written with that size, it runs the same.
+func endlessFlow(cfg *sim.Config, f sim.FlowSpec) bool {
+	if cfg.Duration <= 0 {
+		return false
+	}
+	for _, l := range cfg.Links {
+		if l.A == f.Src || l.B == f.Src {
+			need := float64(math.MaxUint32) * 8 / float64(l.Rate) * float64(sim.Second)
+			return float64(f.Start)+need >= float64(cfg.Duration)
+		}
+	}
+	return false
+}
+
+// ecnKB is threshold k (bytes at the reference rate) at a port of rate r,
+// in KB as the ECN maps write it.
+func ecnKB(e sim.ECNConfig, k, r int64) float64 {
+	v := float64(k)
+	if e.ScaleWithRate && e.RefRate > 0 {
+		v = v * float64(r) / float64(e.RefRate)
+	}
+	return v / 1000
 }
 
 // hostRate is the first host link's rate (the NIC rate, as the engine and
@@ -251,7 +313,12 @@ func Export(sc *scenarios.Scenario, cfg *sim.Config) (*Files, error) {
 		if f.Tag == scenarios.KindIncast {
 			dport = DPortIncast
 		}
-		fmt.Fprintf(&fl, "%d %d 3 %d %d %s\n", n.ID[f.Src], n.ID[f.Dst], dport, f.Size, StartSeconds(f.Start))
+		size := f.Size
+		if size > math.MaxUint32 {
+			size = math.MaxUint32 // endlessFlow: it cannot finish either way
+			warn("workload: flow %d of %d B is written as %d B, the most a flow file holds; at line rate it could not send more before the run ends", i, f.Size, size)
+		}
+		fmt.Fprintf(&fl, "%d %d 3 %d %d %s\n", n.ID[f.Src], n.ID[f.Dst], dport, size, StartSeconds(f.Start))
 	}
 	files.Flows = fl.Bytes()
 
@@ -298,13 +365,8 @@ func Export(sc *scenarios.Scenario, cfg *sim.Config) (*Files, error) {
 	gap()
 	kv("ERROR_RATE_PER_LINK", "0.0000")
 	kv("L2_CHUNK_SIZE", 4000)
-	// an ACK whenever the next expected byte crosses a multiple of the
-	// interval: 1 (run.py's) acknowledges every packet, k × mtu every k-th
-	ackInterval := int64(1)
-	if cfg.Host.AckEvery > 1 {
-		ackInterval = int64(cfg.Host.AckEvery) * cfg.Host.MTU
-	}
-	kv("L2_ACK_INTERVAL", ackInterval)
+	// 1 (run.py's): an ACK for every packet (ackEvery > 1 is refused above)
+	kv("L2_ACK_INTERVAL", 1)
 	kv("L2_BACK_TO_ZERO", 0)
 	gap()
 	win := b2i(a.Params["window"] != 0)
@@ -339,18 +401,18 @@ func Export(sc *scenarios.Scenario, cfg *sim.Config) (*Files, error) {
 	}
 	at := func(k int64) func(r int64) string {
 		return func(r int64) string {
-			v := float64(k)
-			if e.ScaleWithRate && e.RefRate > 0 {
-				v = v * float64(r) / float64(e.RefRate)
+			v := ecnKB(e, k, r)
+			if !e.Enabled {
+				v = math.Round(v) // unused with ECN off; whole KB as third.cc reads them
 			}
-			return strconv.FormatFloat(v/1000, 'f', -1, 64)
+			return strconv.FormatFloat(v, 'f', -1, 64)
 		}
 	}
-	if e.Enabled {
-		ecnMap("KMAX_MAP", at(e.Kmax))
-		ecnMap("KMIN_MAP", at(e.Kmin))
-		ecnMap("PMAX_MAP", func(int64) string { return strconv.FormatFloat(e.Pmax, 'f', -1, 64) })
-	}
+	// written with ECN off too: third.cc asserts a value for every switch
+	// port's rate whatever ENABLE_QCN says
+	ecnMap("KMAX_MAP", at(e.Kmax))
+	ecnMap("KMIN_MAP", at(e.Kmin))
+	ecnMap("PMAX_MAP", func(int64) string { return strconv.FormatFloat(e.Pmax, 'f', -1, 64) })
 	kv("BUFFER_SIZE", cfg.Switch.Buffer>>20)
 	kv("QLEN_MON_FILE", "qlen.txt")
 	kv("QLEN_MON_START", ns(FlowOffset))

@@ -3,6 +3,7 @@ package ns3
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -235,16 +236,27 @@ func sameExperiment(t *testing.T, sc *scenarios.Scenario, a, b *sim.Config) {
 	}
 	for k, i := range order {
 		f, g := a.Flows[i], b.Flows[k]
-		if mapped[f.Src] != g.Src || mapped[f.Dst] != g.Dst || f.Size != g.Size || f.Start != g.Start {
+		size := f.Size
+		if size > math.MaxUint32 {
+			size = math.MaxUint32 // written as the most a flow file holds (endlessFlow)
+		}
+		if mapped[f.Src] != g.Src || mapped[f.Dst] != g.Dst || size != g.Size || f.Start != g.Start {
 			t.Fatalf("flow %d (line %d of the flow file): %+v, imported %+v", i, k+2, f, g)
 		}
 	}
-	if len(b.Algos) != 1 || a.Algos[0].Algo.Name != b.Algos[0].Algo.Name {
-		t.Fatalf("algorithm %s, imported %v", a.Algos[0].Algo.Name, b.Algos)
+	// one algorithm and one set of parameters (the engine keeps an entry
+	// per host line rate)
+	if len(b.Algos) != len(a.Algos) {
+		t.Fatalf("%d algorithm entries, imported %d", len(a.Algos), len(b.Algos))
 	}
-	for k, v := range a.Algos[0].Params {
-		if w := b.Algos[0].Params[k]; w != v {
-			t.Errorf("cc.params.%s = %v, imported %v", k, v, w)
+	for _, ba := range b.Algos {
+		if a.Algos[0].Algo.Name != ba.Algo.Name {
+			t.Fatalf("algorithm %s, imported %v", a.Algos[0].Algo.Name, b.Algos)
+		}
+		for k, v := range a.Algos[0].Params {
+			if w := ba.Params[k]; w != v {
+				t.Errorf("cc.params.%s = %v, imported %v", k, v, w)
+			}
 		}
 	}
 	if a.Host != b.Host {
@@ -372,4 +384,154 @@ func TestExportReproducesReferenceFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A link down at 0 s cannot be written: third.cc takes LINK_DOWN only at a
+// time > 0, so `LINK_DOWN 0 a b` would run with the link up. A later link
+// down exports and comes back.
+func TestExportLinkDown(t *testing.T) {
+	imp, err := FromFiles("t", File{"config.txt", []byte(config + "LINK_DOWN 5 2 3\n")}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, cfg := buildDoc(t, imp.Scenario)
+	files, err := Export(sc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(files.Config), "LINK_DOWN 5 2 3\n") {
+		t.Errorf("config.txt lacks `LINK_DOWN 5 2 3`:\n%s", files.Config)
+	}
+	at0 := strings.Replace(string(imp.Scenario), `"at": "5us"`, `"at": "0s"`, 1)
+	sc, cfg = buildDoc(t, []byte(at0))
+	_, err = Export(sc, cfg)
+	var ue *UnsupportedError
+	if !errors.As(err, &ue) || len(ue.Features) != 1 || !strings.HasPrefix(ue.Features[0], "events: link s2->s3 down at 0 s") {
+		t.Errorf("a link down at 0 s: %v, want it refused", err)
+	}
+}
+
+// third.cc reads a flow's size as a uint32_t: a larger flow that could
+// send more than 4294967295 B before the run ends is refused; one that
+// cannot (a library scenario's "endless" 1000 GB flow) is written with that
+// size, the same experiment, and a note.
+func TestExportHugeFlow(t *testing.T) {
+	imp, err := FromFiles("t", File{"config.txt", []byte(config)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Replace(string(imp.Scenario), `"size": "1KB"`, `"size": "5GB"`, 1)
+	if doc == string(imp.Scenario) {
+		t.Fatalf("no 1KB flow in %s", imp.Scenario)
+	}
+	sc, cfg := buildDoc(t, []byte(doc)) // 10 ms: 5 GB at 100 Gbps takes 400 ms
+	files, err := Export(sc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(files.Flows), "\n0 1 3 100 4294967295 2.000000001\n") || !strings.Contains(strings.Join(files.Warnings, "\n"), "written as 4294967295 B") {
+		t.Errorf("flow.txt:\n%s\nnotes %q: want the 5 GB flow as 4294967295 B, with a note", files.Flows, files.Warnings)
+	}
+	long := strings.Replace(doc, `"duration": "10ms"`, `"duration": "1s"`, 1)
+	sc, cfg = buildDoc(t, []byte(long))
+	_, err = Export(sc, cfg)
+	var ue *UnsupportedError
+	if !errors.As(err, &ue) || len(ue.Features) != 1 || !strings.HasPrefix(ue.Features[0], "workload: flow 0 of 5000000000 B") {
+		t.Errorf("a 5 GB flow in a 1 s run: %v, want it refused", err)
+	}
+}
+
+// Hosts at different line rates (a 25 Gbps and a 100 Gbps NIC) run one
+// algorithm with one set of parameters, as in ns-3: the engine's entry per
+// line rate is not "flows with different algorithms". The files import back
+// as the same experiment.
+func TestExportMixedHostRates(t *testing.T) {
+	mixed := strings.Replace(topo, "0 2 100Gbps 1000ns 0", "0 2 25Gbps 1000ns 0", 1)
+	c := strings.NewReplacer(
+		"KMAX_MAP 2 100000000000 1600 400000000000 6400", "KMAX_MAP 3 25000000000 400 100000000000 1600 400000000000 6400",
+		"KMIN_MAP 2 100000000000 400 400000000000 1600", "KMIN_MAP 3 25000000000 100 100000000000 400 400000000000 1600",
+		"PMAX_MAP 2 100000000000 0.20 400000000000 0.20", "PMAX_MAP 3 25000000000 0.2 100000000000 0.20 400000000000 0.20").Replace(config)
+	imp, err := FromFiles("t", File{"config.txt", []byte(c)}, File{"topo.txt", []byte(mixed)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, cfg := buildDoc(t, imp.Scenario)
+	if len(cfg.Algos) < 2 {
+		t.Fatalf("%d algorithm entries: the test wants the engine's entry per line rate", len(cfg.Algos))
+	}
+	files, err := Export(sc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := FromFiles("rt", File{ConfigFile, files.Config}, File{TopologyFile, files.Topology}, File{FlowFile, files.Flows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, icfg := buildDoc(t, back.Scenario)
+	sameExperiment(t, sc, cfg, icfg)
+
+	// different parameters are still refused
+	two := strings.Replace(string(imp.Scenario), `"workload": [`, `"workload": [{"kind": "flows", "cc": {"algorithm": "dcqcn", "params": {"ai": 10}}, "flows": [{"src": "h1", "dst": "h0", "size": "1KB", "start": "0s"}]},`, 1)
+	sc, cfg = buildDoc(t, []byte(two))
+	_, err = Export(sc, cfg)
+	var ue *UnsupportedError
+	if !errors.As(err, &ue) || len(ue.Features) != 1 || !strings.HasPrefix(ue.Features[0], "cc.params (flows with different parameters") {
+		t.Errorf("a workload with its own ai: %v, want it refused", err)
+	}
+}
+
+// third.cc reads the ECN maps' thresholds as whole KB (uint32_t; a
+// fraction stops its config reader): thresholds that are not whole KB at
+// some link rate are refused, naming the rate.
+func TestExportECNWholeKB(t *testing.T) {
+	imp, err := FromFiles("t", File{"config.txt", []byte(config)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.Replace(string(imp.Scenario), `"kmin": "400KB"`, `"kmin": "400500B"`, 1)
+	if doc == string(imp.Scenario) {
+		t.Fatalf("no kmin 400KB in %s", imp.Scenario)
+	}
+	sc, cfg := buildDoc(t, []byte(doc))
+	_, err = Export(sc, cfg)
+	var ue *UnsupportedError
+	// 400.5 KB at 100 Gbps, 1602 KB (whole) at 400 Gbps
+	if !errors.As(err, &ue) || len(ue.Features) != 1 || !strings.HasPrefix(ue.Features[0], "switch.ecn.kmin 400.5 KB at 100Gbps") {
+		t.Errorf("kmin 400.5 KB: %v, want it refused at 100 Gbps only", err)
+	}
+}
+
+// With ECN off the config still has the three ECN maps: third.cc asserts a
+// kmin, kmax and pmax for every switch port's rate whatever ENABLE_QCN says.
+func TestExportECNOffHasMaps(t *testing.T) {
+	imp, err := FromFiles("t", File{"config.txt", []byte(config + "ENABLE_QCN 0\n")}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, cfg := buildDoc(t, imp.Scenario)
+	if cfg.Switch.ECN.Enabled {
+		t.Fatal("ENABLE_QCN 0 imported with ECN on")
+	}
+	files, err := Export(sc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseConfig(File{ConfigFile, files.Config})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"KMAX_MAP", "KMIN_MAP", "PMAX_MAP"} {
+		if v := c.Values[k]; !strings.HasPrefix(v, "2 100000000000 ") || !strings.Contains(v, " 400000000000 ") {
+			t.Errorf("%s %q: want a value at 100 and 400 Gbps", k, v)
+		}
+	}
+	if c.Values["ENABLE_QCN"] != "0" {
+		t.Errorf("ENABLE_QCN %q", c.Values["ENABLE_QCN"])
+	}
+	back, err := FromFiles("rt", File{ConfigFile, files.Config}, File{TopologyFile, files.Topology}, File{FlowFile, files.Flows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, icfg := buildDoc(t, back.Scenario)
+	sameExperiment(t, sc, cfg, icfg)
 }

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"sort"
 	"strconv"
@@ -18,6 +19,13 @@ import (
 	"cclab/cc"
 	"cclab/scenarios"
 	"cclab/sim"
+)
+
+// third.cc's values for keys a config leaves out that shape the
+// experiment beyond the algorithm's parameters.
+const (
+	thirdCCStopTime  = "3.01" // simulator_stop_time, s
+	thirdCCBufferMiB = 16     // buffer_size
 )
 
 // FlowOffset is the start time the reference adds to every flow (its
@@ -72,9 +80,12 @@ func ParseConfig(f File) (*Config, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		key, val, _ := strings.Cut(line, " ")
-		key = strings.TrimSpace(key)
-		val = strings.TrimSpace(val)
+		// third.cc reads whitespace-separated words: a tab separates the
+		// key from its value as well as a space does
+		key, val := line, ""
+		if i := strings.IndexAny(line, " \t\v\f"); i >= 0 {
+			key, val = line[:i], strings.TrimSpace(line[i+1:])
+		}
 		if val == "" {
 			return nil, &Error{File: f.Name, Line: n, Field: key, Msg: "no value (is the file cut short?): want `KEY value`"}
 		}
@@ -169,13 +180,31 @@ func ParseTopology(f File) (*Topology, error) {
 		if l.Rate, err = ParseRate(fs[2]); err != nil {
 			return nil, &Error{File: f.Name, Line: n, Field: "rate", Msg: err.Error()}
 		}
+		if l.Rate <= 0 {
+			return nil, &Error{File: f.Name, Line: n, Field: "rate", Msg: fmt.Sprintf("%q: want a rate > 0", fs[2])}
+		}
+		if l.A == l.B {
+			return nil, &Error{File: f.Name, Line: n, Field: "b", Msg: fmt.Sprintf("the link joins node %d to itself", l.A)}
+		}
+		if !t.Switches[l.A] && !t.Switches[l.B] {
+			return nil, &Error{File: f.Name, Line: n, Field: "b", Msg: fmt.Sprintf("the link joins two hosts (%d, %d): the lab attaches hosts to switches", l.A, l.B)}
+		}
 		if l.Delay, err = ParseTime(fs[3]); err != nil {
 			return nil, &Error{File: f.Name, Line: n, Field: "delay", Msg: err.Error()}
 		}
-		if l.Loss, err = strconv.ParseFloat(fs[4], 64); err != nil || l.Loss < 0 || l.Loss > 1 {
+		if l.Loss, err = parseNum(fs[4]); err != nil || l.Loss < 0 || l.Loss > 1 {
 			return nil, &Error{File: f.Name, Line: n, Field: "error_rate", Msg: fmt.Sprintf("%q: want a probability in [0, 1]", fs[4])}
 		}
 		t.Links = append(t.Links, l)
+	}
+	linked := make([]bool, t.Nodes)
+	for _, l := range t.Links {
+		linked[l.A], linked[l.B] = true, true
+	}
+	for id := 0; id < t.Nodes; id++ {
+		if !linked[id] && !t.Switches[id] {
+			return nil, &Error{File: f.Name, Field: "links", Msg: fmt.Sprintf("host %d has no link: the lab needs every host attached to a switch", id)}
+		}
 	}
 	return t, nil
 }
@@ -202,8 +231,8 @@ func ParseFlows(f File, nodes int) ([]Flow, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cnt[0] < 0 || cnt[0] > scenarios.MaxFlows {
-		return nil, &Error{File: f.Name, Line: n, Field: "flow count", Msg: fmt.Sprintf("%d: want 0..%d", cnt[0], scenarios.MaxFlows)}
+	if cnt[0] <= 0 || cnt[0] > scenarios.MaxFlows {
+		return nil, &Error{File: f.Name, Line: n, Field: "flow count", Msg: fmt.Sprintf("%d: want 1..%d (the lab needs a flow)", cnt[0], scenarios.MaxFlows)}
 	}
 	flows := make([]Flow, 0, min(cnt[0], 1<<16)) // the count is the file's claim: grow as lines come
 	for i := 0; i < cnt[0]; i++ {
@@ -233,8 +262,9 @@ func ParseFlows(f File, nodes int) ([]Flow, error) {
 			}
 		}
 		size, err := strconv.ParseInt(fs[4], 10, 64)
-		if err != nil || size <= 0 {
-			return nil, &Error{File: f.Name, Line: n, Field: "size", Msg: fmt.Sprintf("%q: want a whole number of bytes > 0", fs[4])}
+		if err != nil || size <= 0 || size > math.MaxUint32 {
+			// third.cc reads the size as a uint32_t
+			return nil, &Error{File: f.Name, Line: n, Field: "size", Msg: fmt.Sprintf("%q: want a whole number of bytes in 1..%d", fs[4], uint32(math.MaxUint32))}
 		}
 		fl.Size = size
 		if fl.Start, err = seconds(fs[5]); err != nil {
@@ -426,6 +456,9 @@ var ignoredKeys = map[string]string{
 	"PINT_PROB":         "PINT (CC_MODE 10) is not in the lab",
 	"L2_CHUNK_SIZE":     "with go-back-N and an ACK per packet it changes nothing",
 	"GLOBAL_T":          "read as host.bdp",
+	"DATA_RATE":         "third.cc reads it and takes every link's rate from the topology file",
+	"LINK_DELAY":        "third.cc reads it and takes every link's delay from the topology file",
+	"PAUSE_TIME":        "a PAUSE holds until its RESUME in the reference; the time only marks the frame as a PAUSE",
 }
 
 // FromFiles builds a scenario from a config and its topology and flow
@@ -462,7 +495,7 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		if !ok {
 			return 0, false, nil
 		}
-		x, err := strconv.ParseFloat(v, 64)
+		x, err := parseNum(v)
 		if err != nil {
 			return 0, true, c.err(key, "%q is not a number", v)
 		}
@@ -497,7 +530,7 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 			}
 			x = float64(bps) / 1e6
 		default:
-			f, err := strconv.ParseFloat(v, 64)
+			f, err := parseNum(v)
 			if err != nil {
 				return nil, c.err(pk.key, "%q is not a number", v)
 			}
@@ -523,6 +556,10 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		if hasWin != 0 && varWinSet && varWin == 0 {
 			return nil, c.err("VAR_WIN", "0 with HAS_WIN 1 (a fixed window) is not modelled: the lab's window follows the rate (VAR_WIN 1)")
 		}
+		if hasWin != 0 && !varWinSet {
+			// third.cc's default var_win is false: a fixed window
+			return nil, c.err("VAR_WIN", "missing with HAS_WIN 1: third.cc's default is 0 (a fixed window), which is not modelled; the lab's window follows the rate (VAR_WIN 1)")
+		}
 		params["window"] = b2f(hasWin != 0)
 	}
 
@@ -534,6 +571,8 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 			return nil, c.err("BUFFER_SIZE", "%q: want a whole number of MiB > 0", v)
 		}
 		sw["buffer"] = fmt.Sprintf("%dMiB", mb)
+	} else {
+		sw["buffer"] = fmt.Sprintf("%dMiB", thirdCCBufferMiB) // third.cc's default
 	}
 	// the reference's switches are always lossless (PFC cannot be turned
 	// off); its threshold is the dynamic one the lab models
@@ -558,27 +597,41 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 
 	// hosts
 	host := obj{}
-	mtu := int64(scenarios.DefaultMTU)
 	if v, ok := get("PACKET_PAYLOAD_SIZE"); ok {
 		x, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || x <= 0 {
-			return nil, c.err("PACKET_PAYLOAD_SIZE", "%q: want a whole number of bytes > 0", v)
+		if err != nil || x <= 0 || x > scenarios.MaxPacket {
+			return nil, c.err("PACKET_PAYLOAD_SIZE", "%q: want a whole number of bytes in 1..%d", v, scenarios.MaxPacket)
 		}
-		mtu = x
 		host["mtu"] = fmt.Sprintf("%dB", x)
 	}
 	if v, ok := get("L2_ACK_INTERVAL"); ok {
 		x, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || x < 0 {
-			return nil, c.err("L2_ACK_INTERVAL", "%q: want bytes >= 0", v)
+		if err != nil || x <= 0 {
+			// with 0, rdma-hw.cc's ReceiveAck drops every ACK ("shouldn't
+			// receive ack"): no flow of the reference ever finishes
+			return nil, c.err("L2_ACK_INTERVAL", "%q: want bytes > 0 (with 0 the reference ignores every ACK)", v)
 		}
-		host["ackEvery"] = max(1, (x+mtu-1)/mtu)
+		// rdma-hw.cc resets the receiver's ACK milestone to the interval on
+		// every packet, so once a flow has delivered the interval's bytes
+		// every packet is acknowledged: the interval only thins the ACKs
+		// of a flow's first bytes, which the lab does not model
+		host["ackEvery"] = 1
 	}
 	if v, ok := get("GLOBAL_T"); ok {
-		host["bdp"] = map[bool]string{true: scenarios.BDPGlobal, false: scenarios.BDPPath}[v != "0"]
+		x, err := strconv.ParseUint(v, 10, 32)
+		if err != nil {
+			return nil, c.err("GLOBAL_T", "%q: want 1 (global) or 0 (per path)", v)
+		}
+		// third.cc tests global_t == 1: any other value is per path
+		host["bdp"] = map[bool]string{true: scenarios.BDPGlobal, false: scenarios.BDPPath}[x == 1]
 	}
 	if v, ok := get("L2_BACK_TO_ZERO"); ok && v != "0" {
 		return nil, c.err("L2_BACK_TO_ZERO", "%q: only go-back-N (0) is modelled", v)
+	}
+	if v, ok := c.Values["PAUSE_TIME"]; ok {
+		if x, err := parseNum(v); err != nil || x <= 0 {
+			return nil, c.err("PAUSE_TIME", "%q: only a time > 0 is modelled (with 0 the reference reads every PAUSE as a RESUME)", v)
+		}
 	}
 	if v, ok := get("SAMPLE_FEEDBACK"); ok && v != "0" {
 		return nil, c.err("SAMPLE_FEEDBACK", "%q: only feedback on every ACK (0) is modelled", v)
@@ -587,18 +640,22 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		return nil, c.err("RATE_BOUND", "%q: the lab always paces at the rate (1)", v)
 	}
 
-	// duration
-	var duration sim.Time
-	if v, ok := get("SIMULATOR_STOP_TIME"); ok {
-		stop, err := seconds(v)
-		if err != nil {
-			return nil, c.err("SIMULATOR_STOP_TIME", "%v", err)
-		}
-		if stop <= FlowOffset {
-			return nil, c.err("SIMULATOR_STOP_TIME", "%s is not after the flows' 2 s offset", v)
-		}
-		duration = stop - FlowOffset
+	// duration (third.cc stops at 3.01 s unless the config says otherwise)
+	v, ok := get("SIMULATOR_STOP_TIME")
+	if !ok {
+		v = thirdCCStopTime
 	}
+	stop, err := seconds(v)
+	if err != nil {
+		return nil, c.err("SIMULATOR_STOP_TIME", "%v", err)
+	}
+	if stop <= FlowOffset {
+		return nil, c.err("SIMULATOR_STOP_TIME", "%s is not after the flows' 2 s offset", v)
+	}
+	if stop-FlowOffset > scenarios.MaxTime {
+		return nil, c.err("SIMULATOR_STOP_TIME", "%s: the lab runs at most %s after the flows' 2 s offset", v, scenarios.FormatTime(scenarios.MaxTime))
+	}
+	duration := stop - FlowOffset
 
 	// topology
 	hostName := func(id int) string { return fmt.Sprintf("h%d", id) }
@@ -623,12 +680,16 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 			"rate": scenarios.FormatRate(l.Rate), "delay": scenarios.FormatTime(l.Delay)})
 	}
 	if v, ok := get("ERROR_RATE_PER_LINK"); ok {
-		p, err := strconv.ParseFloat(v, 64)
+		p, err := parseNum(v)
 		if err != nil || p < 0 || p > 1 {
 			return nil, c.err("ERROR_RATE_PER_LINK", "%q: want a probability in [0, 1]", v)
 		}
+		// third.cc gives a link whose own error_rate is 0 this rate; a link
+		// with an error_rate > 0 keeps its own
 		for i := range t.Links {
-			t.Links[i].Loss = max(t.Links[i].Loss, p)
+			if t.Links[i].Loss == 0 {
+				t.Links[i].Loss = p
+			}
 		}
 	}
 	for _, l := range t.Links {
@@ -641,13 +702,25 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		if len(fs) != 3 {
 			return nil, c.err("LINK_DOWN", "%q: want `time_us a b`", v)
 		}
-		if fs[0] != "0" || fs[1] != "0" || fs[2] != "0" {
-			at, err1 := strconv.ParseInt(fs[0], 10, 64)
-			a, err2 := strconv.Atoi(fs[1])
-			b, err3 := strconv.Atoi(fs[2])
-			if err1 != nil || err2 != nil || err3 != nil || a < 0 || b < 0 || a >= t.Nodes || b >= t.Nodes {
-				return nil, c.err("LINK_DOWN", "%q: want `time_us a b` with node ids", v)
-			}
+		at, err1 := strconv.ParseInt(fs[0], 10, 64)
+		if err1 == nil && at > int64(scenarios.MaxTime/sim.Microsecond) {
+			return nil, c.err("LINK_DOWN", "%q: %d µs is after the latest time the lab takes (%s)", v, at, scenarios.FormatTime(scenarios.MaxTime))
+		}
+		a, err2 := strconv.Atoi(fs[1])
+		b, err3 := strconv.Atoi(fs[2])
+		if err1 != nil || err2 != nil || err3 != nil || at < 0 || a < 0 || b < 0 || a >= t.Nodes || b >= t.Nodes {
+			return nil, c.err("LINK_DOWN", "%q: want `time_us a b` with node ids", v)
+		}
+		// third.cc takes the link down only when the time is > 0 (`0 a b`,
+		// like `0 0 0`, is no link down)
+		linked := false
+		for _, l := range t.Links {
+			linked = linked || (l.A == a && l.B == b) || (l.A == b && l.B == a)
+		}
+		if at > 0 && !linked {
+			return nil, c.err("LINK_DOWN", "%q: nodes %d and %d have no link between them", v, a, b)
+		}
+		if at > 0 {
 			events = append(events, obj{"at": scenarios.FormatTime(sim.Time(at) * sim.Microsecond), "link": nodeName(a) + "->" + nodeName(b), "up": false})
 		}
 	}
@@ -669,6 +742,9 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 			if end.id < 0 || end.id >= t.Nodes {
 				return nil, &Error{File: flowFile, Line: line, Field: end.field, Msg: fmt.Sprintf("flow %d: node %d is not in the topology (0..%d)", i, end.id, t.Nodes-1)}
 			}
+		}
+		if f.Src == f.Dst {
+			return nil, &Error{File: flowFile, Line: line, Field: "dst", Msg: fmt.Sprintf("flow %d: the same host as the source (%d)", i, f.Src)}
 		}
 		if f.Start < FlowOffset {
 			return nil, &Error{File: flowFile, Line: line, Field: "start_s", Msg: fmt.Sprintf("flow %d starts before the 2 s offset the reference adds", i)}
@@ -756,7 +832,7 @@ func ecnMaps(c *Config, get func(string) (string, bool), t *Topology) (obj, erro
 		var out []entry
 		for i := 0; i < n; i++ {
 			r, err1 := strconv.ParseInt(fs[1+2*i], 10, 64)
-			x, err2 := strconv.ParseFloat(fs[2+2*i], 64)
+			x, err2 := parseNum(fs[2+2*i])
 			if err1 != nil || err2 != nil || r <= 0 || x < 0 {
 				return nil, true, c.err(key, "pair %d (%s %s): want a rate in bits per second and a value >= 0", i+1, fs[1+2*i], fs[2+2*i])
 			}
@@ -797,6 +873,24 @@ func ecnMaps(c *Config, get func(string) (string, bool), t *Topology) (obj, erro
 				return nil, c.err(m.key, "no value for the topology's %s links", scenarios.FormatRate(l.Rate))
 			}
 		}
+	}
+	// third.cc looks the maps up by the rate of each switch port: entries
+	// for rates the topology lacks have no effect
+	rates := map[int64]bool{}
+	for _, l := range t.Links {
+		rates[l.Rate] = true
+	}
+	inUse := func(es []entry) []entry {
+		var out []entry
+		for _, e := range es {
+			if rates[e.rate] {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	if len(rates) > 0 {
+		kmin, kmax, pmax = inUse(kmin), inUse(kmax), inUse(pmax)
 	}
 	for _, e := range pmax[1:] {
 		if e.v != pmax[0].v {
@@ -843,4 +937,14 @@ func ecnMaps(c *Config, get func(string) (string, bool), t *Topology) (obj, erro
 func hasParam(a *cc.Algorithm, name string) bool {
 	_, ok := a.FindParam(name)
 	return ok
+}
+
+// parseNum reads a finite number (third.cc's streams read no NaN or
+// infinity).
+func parseNum(s string) (float64, error) {
+	x, err := strconv.ParseFloat(s, 64)
+	if err == nil && (math.IsNaN(x) || math.IsInf(x, 0)) {
+		return 0, fmt.Errorf("%q is not a finite number", s)
+	}
+	return x, err
 }

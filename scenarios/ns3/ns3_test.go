@@ -117,6 +117,12 @@ func TestImportErrors(t *testing.T) {
 		{"too many nodes", config, "20001 0 0\n", flows, "topo.txt", 1, "node, switch and link counts", "at most 10000 hosts"},
 		{"truncated switch ids", config, "4 2 3\n", flows, "topo.txt", 1, "switch ids", "truncated after line 1"},
 		{"link to unknown node", config, strings.Replace(topo, "1 2 100Gbps", "1 9 100Gbps", 1), flows, "topo.txt", 4, "b", `"9" is not a node (0..3)`},
+		{"zero rate", config, strings.Replace(topo, "400Gbps", "0Gbps", 1), flows, "topo.txt", 5, "rate", `"0Gbps": want a rate > 0`},
+		{"link to itself", config, strings.Replace(topo, "2 3 400Gbps", "3 3 400Gbps", 1), flows, "topo.txt", 5, "b", "joins node 3 to itself"},
+		{"link between hosts", config, strings.Replace(topo, "1 2 100Gbps", "1 0 100Gbps", 1), flows, "topo.txt", 4, "b", "joins two hosts (1, 0)"},
+		{"host without a link", config, "5 2 3\n2 3\n0 2 100Gbps 1us 0\n1 2 100Gbps 1us 0\n2 3 400Gbps 1us 0\n", flows, "topo.txt", 0, "links", "host 4 has no link"},
+		{"flow to itself", config, topo, strings.Replace(flows, "0 1 3 100 1000", "0 0 3 100 1000", 1), "flow.txt", 2, "dst", "flow 0: the same host as the source (0)"},
+		{"flow over 4 GB", config, topo, strings.Replace(flows, "0 1 3 100 1000", "0 1 3 100 4294967296", 1), "flow.txt", 2, "size", `"4294967296": want a whole number of bytes in 1..4294967295`},
 		{"rate without unit", config, strings.Replace(topo, "400Gbps", "400", 1), flows, "topo.txt", 5, "rate", `"400": want a rate`},
 		{"bad delay", config, strings.Replace(topo, "1000ns", "1000", 1), flows, "topo.txt", 3, "delay", `"1000": want a time`},
 		{"flow host missing", config, topo, strings.Replace(flows, "0 1 3 100 1000", "0 7 3 100 1000", 1), "flow.txt", 2, "dst", `"7" is not a node id`},
@@ -132,6 +138,17 @@ func TestImportErrors(t *testing.T) {
 			"config.txt", 16, "KMIN_MAP", "no value for the topology's 400Gbps links"},
 		{"sampled feedback", config + "SAMPLE_FEEDBACK 1\n", topo, flows, "config.txt", 22, "SAMPLE_FEEDBACK", "only feedback on every ACK (0) is modelled"},
 		{"static PFC threshold", config + "USE_DYNAMIC_PFC_THRESHOLD 0\n", topo, flows, "config.txt", 22, "USE_DYNAMIC_PFC_THRESHOLD", "only the dynamic threshold"},
+		{"window without VAR_WIN", strings.Replace(config, "HAS_WIN 0", "HAS_WIN 1", 1), topo, flows, "config.txt", 0, "VAR_WIN", "missing with HAS_WIN 1: third.cc's default is 0 (a fixed window)"},
+		{"NaN gain", strings.Replace(config, "EWMA_GAIN 0.00390625", "EWMA_GAIN NaN", 1), topo, flows, "config.txt", 5, "EWMA_GAIN", `"NaN" is not a number`},
+		{"NaN error rate", config, strings.Replace(topo, "1000ns 0", "1000ns NaN", 1), flows, "topo.txt", 3, "error_rate", `"NaN": want a probability`},
+		{"NaN ECN value", strings.Replace(config, "PMAX_MAP 2 100000000000 0.20", "PMAX_MAP 2 100000000000 NaN", 1), topo, flows, "config.txt", 17, "PMAX_MAP", "pair 1 (100000000000 NaN)"},
+		{"link down too late", config + "LINK_DOWN 99999999999999999 2 3\n", topo, flows, "config.txt", 22, "LINK_DOWN", "after the latest time the lab takes (3600s)"},
+		{"no flows", config, topo, "0\n", "flow.txt", 1, "flow count", "0: want 1..5000000"},
+		{"stop too late", strings.Replace(config, "SIMULATOR_STOP_TIME 2.01", "SIMULATOR_STOP_TIME 200000", 1), topo, flows, "config.txt", 18, "SIMULATOR_STOP_TIME", "the lab runs at most 3600s"},
+		{"payload too big", strings.Replace(config, "PACKET_PAYLOAD_SIZE 1000", "PACKET_PAYLOAD_SIZE 99999999999", 1), topo, flows, "config.txt", 14, "PACKET_PAYLOAD_SIZE", "want a whole number of bytes in 1..65536"},
+		{"ack interval 0", config + "L2_ACK_INTERVAL 0\n", topo, flows, "config.txt", 22, "L2_ACK_INTERVAL", "with 0 the reference ignores every ACK"},
+		{"pause time 0", config + "PAUSE_TIME 0\n", topo, flows, "config.txt", 22, "PAUSE_TIME", "only a time > 0 is modelled"},
+		{"link down between unlinked nodes", config + "LINK_DOWN 5 0 3\n", topo, flows, "config.txt", 22, "LINK_DOWN", `"5 0 3": nodes 0 and 3 have no link between them`},
 		{"stop before offset", strings.Replace(config, "SIMULATOR_STOP_TIME 2.01", "SIMULATOR_STOP_TIME 1", 1), topo, flows, "config.txt", 18, "SIMULATOR_STOP_TIME", "1 is not after"},
 	}
 	for _, tc := range cases {
@@ -211,4 +228,168 @@ func importRef(t *testing.T, dir string) *Import {
 		t.Errorf("unknown keys %v", imp.Unknown)
 	}
 	return imp
+}
+
+// third.cc reads its config word by word: a key and its value separated by
+// a tab (an aligned config) read as with a space.
+func TestImportConfigTabs(t *testing.T) {
+	tabbed := strings.NewReplacer("CC_MODE 1", "CC_MODE\t1", "RATE_AI 20Mb/s", "RATE_AI\t\t20Mb/s", "BUFFER_SIZE 32", "BUFFER_SIZE \t32").Replace(config)
+	imp, err := FromFiles("t", File{"config.txt", []byte(tabbed)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(imp.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.CC.Algorithm != "dcqcn" || sc.CC.Params["ai"] != 20 || sc.Switch.Buffer != 32<<20 {
+		t.Errorf("algorithm %s, ai %v, buffer %d: want dcqcn, 20, 32 MiB", sc.CC.Algorithm, sc.CC.Params["ai"], sc.Switch.Buffer)
+	}
+}
+
+// Events as third.cc makes them: ERROR_RATE_PER_LINK is the error rate of
+// the links whose own error_rate is 0 (a link's own rate > 0 wins, larger
+// or smaller), and LINK_DOWN takes a link down only at a time > 0 (`0 a b`
+// is no link down, like `0 0 0`).
+func TestImportEvents(t *testing.T) {
+	lossyTopo := strings.Replace(topo, "1 2 100Gbps 0.001ms 0", "1 2 100Gbps 0.001ms 0.001", 1)
+	type ev struct {
+		link string
+		loss float64
+		up   bool
+	}
+	cases := []struct {
+		name, extra string
+		want        []ev
+	}{
+		{"per link rate, larger", "ERROR_RATE_PER_LINK 0.01\n", []ev{{"h0->s2", 0.01, true}, {"h1->s2", 0.001, true}, {"s2->s3", 0.01, true}}},
+		{"per link rate, smaller", "ERROR_RATE_PER_LINK 0.0001\n", []ev{{"h0->s2", 0.0001, true}, {"h1->s2", 0.001, true}, {"s2->s3", 0.0001, true}}},
+		{"no per link rate", "ERROR_RATE_PER_LINK 0.0000\n", []ev{{"h1->s2", 0.001, true}}},
+		{"link down at 0", "LINK_DOWN 0 2 3\n", []ev{{"h1->s2", 0.001, true}}},
+		{"link down", "LINK_DOWN 5 2 3\n", []ev{{"h1->s2", 0.001, true}, {"s2->s3", 0, false}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			imp, err := FromFiles("t", File{"config.txt", []byte(config + tc.extra)}, File{"topo.txt", []byte(lossyTopo)}, File{"flow.txt", []byte(flows)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scenarios.Parse(imp.Scenario)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []ev
+			for _, e := range sc.Events {
+				got = append(got, ev{e.Link, e.Loss, e.Kind == scenarios.EventLoss || e.Up})
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("events %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// third.cc reads the ECN maps only at the topology's link rates: map
+// entries for other rates (run.py writes maps for every rate it knows) do
+// not count, whatever their values.
+func TestImportECNMapUnusedRates(t *testing.T) {
+	c := strings.NewReplacer(
+		"KMAX_MAP 2 100000000000 1600 400000000000 6400", "KMAX_MAP 3 10000000000 50 100000000000 1600 400000000000 6400",
+		"KMIN_MAP 2 100000000000 400 400000000000 1600", "KMIN_MAP 3 10000000000 5 100000000000 400 400000000000 1600",
+		"PMAX_MAP 2 100000000000 0.20 400000000000 0.20", "PMAX_MAP 3 10000000000 1 100000000000 0.20 400000000000 0.20").Replace(config)
+	imp, err := FromFiles("t", File{"config.txt", []byte(c)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(imp.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := sc.Switch.ECN
+	if e == nil || e.Kmin != 400_000 || e.Kmax != 1_600_000 || e.Pmax != 0.2 || e.Scale != scenarios.ScaleLinkRate {
+		t.Errorf("ecn %+v, want kmin 400 KB, kmax 1600 KB at 100 Gbps, pmax 0.2, scaled with the link rate", e)
+	}
+}
+
+// L2_ACK_INTERVAL does not thin the ACKs the way its name says: rdma-hw.cc
+// sets the receiver's milestone back to the interval on every packet
+// (ReceiveUdp: m_milestone_rx = m_ack_interval), so every packet past the
+// interval's first bytes is acknowledged. The import acknowledges every
+// packet; the export refuses ackEvery > 1, which ns-3 cannot express.
+func TestAckInterval(t *testing.T) {
+	imp, err := FromFiles("t", File{"config.txt", []byte(config + "L2_ACK_INTERVAL 4000\nL2_CHUNK_SIZE 4000\n")}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, cfg := buildDoc(t, imp.Scenario)
+	if sc.Host.AckEvery != 1 || cfg.Host.AckEvery != 1 {
+		t.Errorf("L2_ACK_INTERVAL 4000: ackEvery %d, want 1", sc.Host.AckEvery)
+	}
+	every4 := strings.Replace(string(imp.Scenario), `"ackEvery": 1`, `"ackEvery": 4`, 1)
+	sc, cfg = buildDoc(t, []byte(every4))
+	_, err = Export(sc, cfg)
+	var ue *UnsupportedError
+	if !errors.As(err, &ue) || len(ue.Features) != 1 || !strings.HasPrefix(ue.Features[0], "host.ackEvery 4") {
+		t.Errorf("ackEvery 4: %v, want it refused", err)
+	}
+}
+
+// Keys third.cc reads without effect on the experiment (DATA_RATE and
+// LINK_DELAY are shadowed by each link's own; PAUSE_TIME only marks a frame
+// as a PAUSE) are ignored with a reason, not reported as unknown.
+func TestImportKeysThirdCCIgnores(t *testing.T) {
+	extra := "DATA_RATE 100Gb/s\nLINK_DELAY 0.001ms\nPAUSE_TIME 5\n"
+	imp, err := FromFiles("t", File{"config.txt", []byte(strings.Replace(config, "SOMETHING_NEW 7\n", extra, 1))}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(imp.Unknown) > 0 {
+		t.Errorf("unknown keys %v, want none", imp.Unknown)
+	}
+	ignored := strings.Join(imp.Ignored, "; ")
+	for _, k := range []string{"DATA_RATE: ", "LINK_DELAY: ", "PAUSE_TIME: "} {
+		if !strings.Contains(ignored, k) {
+			t.Errorf("ignored keys %q lack %q", ignored, k)
+		}
+	}
+}
+
+// A config without SIMULATOR_STOP_TIME or BUFFER_SIZE runs with third.cc's
+// values: it stops at 3.01 s (a duration of 1.01 s after the flows' offset)
+// with 16 MiB switch buffers.
+func TestImportThirdCCDefaults(t *testing.T) {
+	c := strings.NewReplacer("SIMULATOR_STOP_TIME 2.01\n", "", "BUFFER_SIZE 32\n", "").Replace(config)
+	imp, err := FromFiles("t", File{"config.txt", []byte(c)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(imp.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Duration != 1010*sim.Millisecond || sc.Switch.Buffer != 16<<20 {
+		t.Errorf("duration %s, buffer %d B: want 1.01 s and 16 MiB", scenarios.FormatTime(sc.Duration), sc.Switch.Buffer)
+	}
+}
+
+// third.cc tests GLOBAL_T == 1: 1 is the global BDP, 0 and any other value
+// the path's.
+func TestImportGlobalT(t *testing.T) {
+	for v, want := range map[string]string{"1": scenarios.BDPGlobal, "0": scenarios.BDPPath, "2": scenarios.BDPPath} {
+		imp, err := FromFiles("t", File{"config.txt", []byte(config + "GLOBAL_T " + v + "\n")}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Host struct {
+				BDP string `json:"bdp"`
+			} `json:"host"`
+		}
+		if err := json.Unmarshal(imp.Scenario, &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Host.BDP != want {
+			t.Errorf("GLOBAL_T %s: host.bdp %q, want %q", v, doc.Host.BDP, want)
+		}
+	}
 }
