@@ -363,6 +363,10 @@ type Import struct {
 	Ignored []string
 	// Unknown lists the config keys the lab does not understand.
 	Unknown []string
+	// Unset lists the algorithm's config keys the config leaves out whose
+	// value in the lab differs from third.cc's built-in one, each saying
+	// both (the lab uses its own, run.py's, default).
+	Unset []string
 	// Config is the parsed config the scenario came from.
 	Config *Config
 }
@@ -373,6 +377,13 @@ func (imp *Import) Warnings() []string {
 	var out []string
 	for _, k := range imp.Unknown {
 		out = append(out, imp.unknownError(k).Error()+": left out of the scenario")
+	}
+	for _, u := range imp.Unset {
+		name := "config"
+		if imp.Config != nil {
+			name = imp.Config.File
+		}
+		out = append(out, name+": "+u)
 	}
 	return out
 }
@@ -437,6 +448,42 @@ var paramKeys = map[string][]paramKey{
 		{"DCTCP_RATE_AI", "ai", "rate"}, {"EWMA_GAIN", "g", "num"}, {"MIN_RATE", "minRate", "rate"},
 		{"ACK_HIGH_PRIO", "ackHighPriority", "bool"},
 	},
+}
+
+// builtIn are third.cc's own values of the algorithm keys a config may
+// leave out, in the lab's units (rates in Mb/s), from its global
+// declarations: `double ewma_gain = 1 / 16` is an integer division, 0, and
+// rp_timer has no initialiser, 0. RATE_AI and RATE_HAI have none: third.cc
+// cannot run without them.
+var builtIn = map[string]float64{
+	"MIN_RATE": 100, "EWMA_GAIN": 0, "ALPHA_RESUME_INTERVAL": 55, "RATE_DECREASE_INTERVAL": 4,
+	"RP_TIMER": 0, "FAST_RECOVERY_TIMES": 5, "CLAMP_TARGET_RATE": 0, "ACK_HIGH_PRIO": 0,
+	"U_TARGET": 0.95, "MI_THRESH": 5, "FAST_REACT": 1, "MULTI_RATE": 1, "DCTCP_RATE_AI": 1000,
+}
+
+// unset says what a key the config leaves out becomes, when the lab's
+// default differs from third.cc's built-in value ("" when they agree).
+func unset(pk paramKey, p cc.Param) string {
+	lab := strconv.FormatFloat(p.Default, 'g', -1, 64)
+	if p.Unit != "" {
+		lab += " " + p.Unit
+	}
+	if p.ScaleWithRate {
+		lab += " at 100 Gbps, scaled with the host link rate"
+	}
+	ref, ok := builtIn[pk.key]
+	switch {
+	case !ok:
+		return fmt.Sprintf("%s: not set: the lab uses %s %s (run.py's value); third.cc has no default and needs the key", pk.key, pk.param, lab)
+	case ref == p.Default:
+		return ""
+	}
+	refText := strconv.FormatFloat(ref, 'g', -1, 64)
+	if p.Unit != "" {
+		refText += " " + p.Unit
+	}
+	return fmt.Sprintf("%s: not set: the lab uses %s %s (run.py's value), where third.cc's built-in value is %s; set it to run the same experiment",
+		pk.key, pk.param, lab, refText)
 }
 
 // ignoredKeys are read and have no effect in the lab, with the reason.
@@ -519,6 +566,11 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 	for _, pk := range paramKeys[algo] {
 		v, ok := get(pk.key)
 		if !ok {
+			if p, found := reg.FindParam(pk.param); found {
+				if u := unset(pk, p); u != "" {
+					imp.Unset = append(imp.Unset, u)
+				}
+			}
 			continue
 		}
 		var x float64

@@ -393,3 +393,51 @@ func TestImportGlobalT(t *testing.T) {
 		}
 	}
 }
+
+// TestImportUnsetKeys: an algorithm key the config leaves out takes the
+// lab's (run.py's) default, and the import says so, with third.cc's own
+// value, for every key where the two differ; a config that sets them all
+// (the test config, the reference's) gets no such line.
+func TestImportUnsetKeys(t *testing.T) {
+	drop := map[string]bool{"ACK_HIGH_PRIO": true, "EWMA_GAIN": true, "RATE_AI": true, "RATE_DECREASE_INTERVAL": true, "MIN_RATE": true}
+	var kept []string
+	for _, line := range strings.Split(config, "\n") {
+		key, _, _ := strings.Cut(line, " ")
+		if !drop[key] {
+			kept = append(kept, line)
+		}
+	}
+	imp, err := FromFiles("t", File{"config.txt", []byte(strings.Join(kept, "\n"))}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		// RATE_AI: third.cc has no default at all
+		"RATE_AI: not set: the lab uses ai 20 Mbps at 100 Gbps, scaled with the host link rate (run.py's value); third.cc has no default and needs the key",
+		"MIN_RATE: not set: the lab uses minRate 1000 Mbps at 100 Gbps, scaled with the host link rate (run.py's value), where third.cc's built-in value is 100 Mbps; set it to run the same experiment",
+		// third.cc's `double ewma_gain = 1 / 16` is 0
+		"EWMA_GAIN: not set: the lab uses g 0.00390625 (run.py's value), where third.cc's built-in value is 0; set it to run the same experiment",
+		"ACK_HIGH_PRIO: not set: the lab uses ackHighPriority 1 (run.py's value), where third.cc's built-in value is 0; set it to run the same experiment",
+		// RATE_DECREASE_INTERVAL: 4 µs in both, so no line
+	}
+	if got := strings.Join(imp.Unset, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("unset keys:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	warned := strings.Join(imp.Warnings(), "\n")
+	if !strings.Contains(warned, "config.txt: ACK_HIGH_PRIO: not set") {
+		t.Errorf("warnings do not carry the unset keys with the file's name:\n%s", warned)
+	}
+
+	full, err := FromFiles("t", File{"config.txt", []byte(config)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Unset) != 0 {
+		t.Errorf("a config setting every key: unset %v", full.Unset)
+	}
+	for _, dir := range []string{"dcqcn", "hp", "timely", "dctcp"} {
+		if u := importRef(t, dir).Unset; len(u) != 0 {
+			t.Errorf("reference %s: unset %v", dir, u)
+		}
+	}
+}
