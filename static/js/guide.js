@@ -115,3 +115,24 @@ export function changeText(cur, params) {
   }
   return parts.join(", ");
 }
+
+// warningText heads an ns-3 import's warnings (import-ns3.js): the config keys the lab does
+// not understand (left out of the scenario) and the algorithm keys the
+// config does not set whose value here differs from third.cc's own.
+export function warningText(warnings) {
+  if (!warnings || warnings.length === 0) return "";
+  const unknown = warnings.filter((w) => w.endsWith("left out of the scenario")).length;
+  const unset = warnings.filter((w) => w.includes(": not set: ")).length;
+  const parts = [];
+  if (unknown > 0) {
+    parts.push(unknown + (unknown === 1 ? " config key the lab does not understand was" : " config keys the lab does not understand were") +
+      " left out of the scenario");
+  }
+  if (unset > 0) {
+    parts.push(unset + (unset === 1 ? " algorithm key is not set in the config and takes" : " algorithm keys are not set in the config and take") +
+      " the lab's value");
+  }
+  const other = warnings.length - unknown - unset;
+  if (other > 0) parts.push(other + (other === 1 ? " other note" : " other notes"));
+  return parts.join("; ") + ":";
+}

@@ -2,19 +2,12 @@
 // files of an HPCC ns-3 experiment (config.txt, topology, flows) to
 // POST /api/import/ns3 and opens the scenario it answers in the editor,
 // through the editor's own "Apply JSON"; the config keys the lab does not
-// understand are listed under the control, and a bad file's error names
-// its file, line and field.
+// understand and the algorithm keys the config leaves out are listed under
+// the control, and a bad file's error names its file, line and field.
 import { clientId } from "./common.js";
+import { warningText } from "./guide.js";
 
 const $ = (sel) => document.querySelector(sel);
-
-// warningText says which config keys were left out of the scenario.
-export function warningText(warnings) {
-  if (!warnings || warnings.length === 0) return "";
-  const n = warnings.length;
-  return n + (n === 1 ? " config key the lab does not understand was" : " config keys the lab does not understand were") +
-    " left out of the scenario:";
-}
 
 async function importNS3() {
   const status = $("#ns3-import-status");

@@ -1,7 +1,7 @@
 // The lab's guidance (static/js/guide.js): node --test static/jstest/
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { aboutHowLong, changeText, paramValue, simTime, costText, expectedWall, needsConfirm, simulatedText, slowMotion, timeNs } from "../js/guide.js";
+import { aboutHowLong, changeText, paramValue, simTime, costText, expectedWall, needsConfirm, simulatedText, slowMotion, timeNs, warningText } from "../js/guide.js";
 
 test("how long, in a card's words", () => {
   assert.equal(aboutHowLong(0.03), "under a second");
@@ -76,4 +76,15 @@ test("a live change reads old → new and moves the current values on", () => {
   assert.equal(changeText(cur, { ai: 40 }), "ai: 20 → 40");
   assert.equal(changeText(cur, { hai: 1, ai: 60 }), "ai: 40 → 60, hai → 1");
   assert.deepEqual(cur, { ai: 60, hai: 1 });
+});
+
+test("an ns-3 import's warnings, headed by what they are", () => {
+  assert.equal(warningText([]), "");
+  assert.equal(warningText(["config.txt:59: NEW_KEY: not a config key the lab understands: left out of the scenario"]),
+    "1 config key the lab does not understand was left out of the scenario:");
+  assert.equal(warningText([
+    "config.txt:59: A: not a config key the lab understands: left out of the scenario",
+    "config.txt:60: B: not a config key the lab understands: left out of the scenario",
+    "config.txt: ACK_HIGH_PRIO: not set: the lab uses ackHighPriority 1 (run.py's value), where third.cc's built-in value is 0; set it to run the same experiment",
+  ]), "2 config keys the lab does not understand were left out of the scenario; 1 algorithm key is not set in the config and takes the lab's value:");
 });
