@@ -243,6 +243,9 @@ func canonWorkload(w *Workload) (m, error) {
 			if f.CC != nil {
 				e["cc"] = canonCC(f.CC)
 			}
+			if f.Tag != "" {
+				e["tag"] = f.Tag
+			}
 			flows = append(flows, e)
 		}
 		out["flows"] = flows

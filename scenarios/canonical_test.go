@@ -33,6 +33,7 @@ func canonDocs(t *testing.T) map[string][]byte {
 			`workload[3].cc={"algorithm":"none","params":{"windowBDPs":0.5}}`, "host.bdp=path", "telemetry.flows=none"),
 		"ecn off":                         mustSet(t, base, `switch.ecn={"enabled":false,"kmin":"1KB"}`),
 		"normal jitter, flows per sender": mustSet(t, base, "workload[1].jitterDist=normal", "workload[1].flowsPerSender=3"),
+		"tagged flow":                     mustSet(t, base, "workload[0].flows[0].tag=incast"),
 	}
 	for _, e := range Library() {
 		docs["library "+e.ID] = e.Source

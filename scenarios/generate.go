@@ -51,7 +51,9 @@ func (g *generator) generate(i int) []genFlow {
 		out = g.allToAll(w.AllToAll)
 	}
 	for k := range out {
-		out[k].spec.Tag = w.Kind
+		if out[k].spec.Tag == "" {
+			out[k].spec.Tag = w.Kind
+		}
 		if w.Kind == KindLongShort {
 			out[k].spec.Tag = "short"
 			if k == 0 {
@@ -92,6 +94,7 @@ func (g *generator) explicit(flows []Flow) []genFlow {
 	for _, f := range flows {
 		gf := flow(g.host(f.Src), g.host(f.Dst), f.Size, f.Start)
 		gf.cc = f.CC
+		gf.spec.Tag = f.Tag
 		out = append(out, gf)
 	}
 	return out

@@ -204,6 +204,10 @@ func TestMalformed(t *testing.T) {
 		{name: "switch as host", sets: []string{"workload[0].flows[0].src=s0"}, field: "workload[0].flows[0].src", msg: "is a switch"},
 		{name: "src is dst", sets: []string{"workload[0].flows[0].dst=h0"}, field: "workload[0].flows[0].dst", msg: "same host"},
 		{name: "flow cc", sets: []string{`workload[0].flows[0].cc={"algorithm":"bogus"}`}, field: "workload[0].flows[0].cc.algorithm"},
+		{name: "flow tag chars", sets: []string{`workload[0].flows[0].tag="an incast"`}, field: "workload[0].flows[0].tag", msg: "want 1 to 32 letters, digits"},
+		{name: "flow tag empty", sets: []string{`workload[0].flows[0].tag=""`}, field: "workload[0].flows[0].tag", msg: "want 1 to 32"},
+		{name: "flow tag long", sets: []string{`workload[0].flows[0].tag="` + strings.Repeat("x", 33) + `"`}, field: "workload[0].flows[0].tag"},
+		{name: "flow tag type", sets: []string{`workload[0].flows[0].tag=7`}, field: "workload[0].flows[0].tag", msg: "want a string"},
 		{name: "workload cc", sets: []string{`workload[2].cc={"algorithm":"none","params":{"x":1}}`}, field: "workload[2].cc.params.x"},
 		{name: "flow unknown field", sets: []string{"workload[0].flows[0].prio=3"}, field: "workload[0].flows[0].prio"},
 		{name: "incast too many", sets: []string{"workload[1].senders=4"}, field: "workload[1].senders", msg: "at most 3"},
@@ -502,5 +506,36 @@ func TestWorkloadOf(t *testing.T) {
 	}
 	if workloadOf(mustParse(t, []byte(base))) != nil {
 		t.Error("explicit flows: want no workload CDF")
+	}
+}
+
+// TestFlowTag: an explicit flow's tag labels it in the built run (the
+// others keep the workload's kind) and survives the canonical form.
+func TestFlowTag(t *testing.T) {
+	sc := mustParse(t, mustSet(t, base, "workload[0].flows[0].tag=incast"))
+	if got := sc.Workload[0].Flows[0].Tag; got != "incast" {
+		t.Fatalf("parsed tag %q", got)
+	}
+	count := func(sc *Scenario) map[string]int {
+		cfg, _, err := Build(sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tags := map[string]int{}
+		for _, f := range cfg.Flows {
+			tags[f.Tag]++
+		}
+		return tags
+	}
+	tags, untagged := count(sc), count(mustParse(t, []byte(base)))
+	if tags["incast"] != untagged["incast"]+1 || tags[KindFlows] != untagged[KindFlows]-1 {
+		t.Errorf("built flow tags %v (untagged %v): want one flow moved from %q to incast", tags, untagged, KindFlows)
+	}
+	c, err := sc.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(c), `"tag":"incast"`) && !strings.Contains(string(c), `"tag": "incast"`) {
+		t.Errorf("canonical form lost the tag:\n%s", c)
 	}
 }

@@ -197,6 +197,15 @@ func (d *decoder) flows(f *fields, net *network, run *runAlgos) ([]Flow, float64
 		d.pair(join(ep, "dst"), src, dst, net)
 		fl.Size = ff.flowSize("size")
 		fl.Start = ff.time("start", 0, false)
+		if tv, tp, ok := ff.take("tag"); ok {
+			if s, ok := d.str(tp, tv); ok {
+				if !validTag(s) {
+					d.add(tp, "%q: want 1 to 32 letters, digits, '-' or '_'", s)
+				} else {
+					fl.Tag = s
+				}
+			}
+		}
 		if cv, cp, ok := ff.take("cc"); ok {
 			c, a := d.ccObject(cp, cv)
 			fl.CC = &c
@@ -569,4 +578,17 @@ func (d *decoder) allToAll(f *fields, net *network) (*AllToAll, float64) {
 	ranks := float64(hosts) * float64(a.RanksPerHost)
 	perIter := ranks*(ranks-1) - float64(hosts)*float64(a.RanksPerHost)*float64(a.RanksPerHost-1)
 	return a, math.Max(0, perIter) * float64(a.Iterations)
+}
+
+// validTag is a flow's tag: 1 to 32 letters, digits, '-' or '_'.
+func validTag(s string) bool {
+	if len(s) == 0 || len(s) > 32 {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }

@@ -245,6 +245,10 @@ type Flow struct {
 	Size     int64
 	Start    sim.Time
 	CC       *CC
+	// Tag labels the flow in the results ("" gives the workload's kind,
+	// "flows"); "incast" also marks it as an incast flow in ns-3's files
+	// (destination port 200).
+	Tag string
 }
 
 // Incast is many senders to one receiver. Senders lists the senders, or, when

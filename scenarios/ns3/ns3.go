@@ -779,6 +779,7 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 
 	// flows
 	var list []obj
+	otherPorts := 0
 	for i, f := range flows {
 		line := f.Line
 		if line == 0 {
@@ -801,8 +802,20 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 		if f.Start < FlowOffset {
 			return nil, &Error{File: flowFile, Line: line, Field: "start_s", Msg: fmt.Sprintf("flow %d starts before the 2 s offset the reference adds", i)}
 		}
-		list = append(list, obj{"src": hostName(f.Src), "dst": hostName(f.Dst),
-			"size": scenarios.FormatSize(f.Size), "start": scenarios.FormatTime(f.Start - FlowOffset)})
+		e := obj{"src": hostName(f.Src), "dst": hostName(f.Dst),
+			"size": scenarios.FormatSize(f.Size), "start": scenarios.FormatTime(f.Start - FlowOffset)}
+		switch f.DPort {
+		case DPortIncast:
+			// fct_analysis.py's incast flows; written back with port 200
+			e["tag"] = scenarios.KindIncast
+		case DPort:
+		default:
+			otherPorts++
+		}
+		list = append(list, e)
+	}
+	if otherPorts > 0 {
+		imp.Ignored = append(imp.Ignored, fmt.Sprintf("%s: dport: %d flows with a port other than 100 (background) or 200 (incast, tagged so): the lab has no ports, and writes them back as 100", flowFile, otherPorts))
 	}
 
 	doc := obj{

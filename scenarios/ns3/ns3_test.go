@@ -441,3 +441,47 @@ func TestImportUnsetKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestImportIncastPort: a flow file's dport 200 (fct_analysis.py's incast
+// flows) imports as the flow's tag "incast" and exports back as 200; 100
+// is a background flow; another port is named among the ignored keys.
+func TestImportIncastPort(t *testing.T) {
+	const fl = `3
+0 1 3 200 1000 2.000000001
+1 0 3 100 5000 2.000001
+0 1 3 300 7000 2.000002
+`
+	imp, err := FromFiles("t", File{"config.txt", []byte(config)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(fl)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(imp.Scenario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags []string
+	for _, f := range sc.Workload[0].Flows {
+		tags = append(tags, f.Tag)
+	}
+	if strings.Join(tags, ",") != "incast,," {
+		t.Errorf("tags %q, want [incast, none, none]", tags)
+	}
+	if ig := strings.Join(imp.Ignored, "; "); !strings.Contains(ig, "flow.txt: dport: 1 flows with a port other than 100") {
+		t.Errorf("ignored %q: want the port-300 flow named", ig)
+	}
+	cfg, _, err := scenarios.Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Export(sc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ports []string
+	for _, line := range strings.Split(strings.TrimSpace(string(files.Flows)), "\n")[1:] {
+		ports = append(ports, strings.Fields(line)[3])
+	}
+	if strings.Join(ports, ",") != "200,100,100" {
+		t.Errorf("exported dports %v, want 200, 100, 100:\n%s", ports, files.Flows)
+	}
+}
