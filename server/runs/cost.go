@@ -144,24 +144,32 @@ func Estimate(cfg *sim.Config) Cost {
 // than end, nor than all the bytes into one receiver take through its link
 // from the first one's start.
 func expectEnd(cfg *sim.Config, starts []sim.Time, end sim.Time, hostRate int64) sim.Time {
-	type dst struct {
-		first sim.Time
-		bytes float64
+	for _, d := range intoReceivers(cfg, starts) {
+		end = max(end, d.first+sim.Time(d.bytes*8/float64(hostRate)*float64(sim.Second)))
 	}
-	into := map[int]*dst{}
+	return min(end, sim.MaxDuration)
+}
+
+// inbound is what a receiver is sent: from its first flow's (expected)
+// start, so many bytes.
+type inbound struct {
+	first sim.Time
+	bytes float64
+}
+
+// intoReceivers sums the flows into each receiver (by node index).
+func intoReceivers(cfg *sim.Config, starts []sim.Time) map[int]*inbound {
+	into := map[int]*inbound{}
 	for i, f := range cfg.Flows {
 		d := into[f.Dst]
 		if d == nil {
-			d = &dst{first: starts[i]}
+			d = &inbound{first: starts[i]}
 			into[f.Dst] = d
 		}
 		d.first = min(d.first, starts[i])
 		d.bytes += float64(f.Size)
 	}
-	for _, d := range into {
-		end = max(end, d.first+sim.Time(d.bytes*8/float64(hostRate)*float64(sim.Second)))
-	}
-	return min(end, sim.MaxDuration)
+	return into
 }
 
 // schedule is when each flow is expected to start: its start, or for a
@@ -258,22 +266,8 @@ func estimateEvents(cfg *sim.Config, c Cost, starts []sim.Time, end sim.Time, ho
 	}
 	// packets each receiver takes in: what is sent to it, at most its link
 	// for the simulated time from the first flow's start into it
-	type dst struct {
-		first sim.Time
-		bytes float64
-	}
-	toDst := map[int]*dst{}
-	for i, f := range cfg.Flows {
-		d := toDst[f.Dst]
-		if d == nil {
-			d = &dst{first: starts[i]}
-			toDst[f.Dst] = d
-		}
-		d.first = min(d.first, starts[i])
-		d.bytes += float64(f.Size)
-	}
 	var packets float64
-	for _, d := range toDst {
+	for _, d := range intoReceivers(cfg, starts) {
 		b := d.bytes
 		if cfg.Duration > 0 {
 			b = math.Min(b, math.Max(0, float64(end-d.first)/float64(sim.Second)*float64(hostRate)/8))
