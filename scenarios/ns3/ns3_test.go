@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -209,18 +208,10 @@ func TestReferenceConfigsAreDefaults(t *testing.T) {
 }
 
 // importRef imports one of the reference's configurations kept with the
-// engine's fidelity tests.
+// engine's fidelity tests (the scenario is named for its folder).
 func importRef(t *testing.T, dir string) *Import {
 	t.Helper()
-	const root = "../../sim/testdata/reference/hpcc-ns3-websearch16/"
-	read := func(name string) File {
-		data, err := os.ReadFile(root + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return File{Name: name, Data: data}
-	}
-	imp, err := FromFiles("ref", read(dir+"/config.txt"), read("topo_mpcc_fattree_pods2.txt"), read("flow_websearch_l30_10ms_s1.txt"))
+	imp, err := FromFiles(dir, exportRefFile(t, dir+"/config.txt"), exportRefFile(t, "topo_mpcc_fattree_pods2.txt"), exportRefFile(t, "flow_websearch_l30_10ms_s1.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,11 +82,7 @@ func exportRefFile(t *testing.T, name string) File {
 // exportRefImport imports one algorithm's reference configuration and builds it.
 func exportRefImport(t *testing.T, algo string) (*scenarios.Scenario, *sim.Config) {
 	t.Helper()
-	imp, err := FromFiles(algo, exportRefFile(t, algo+"/config.txt"), exportRefFile(t, "topo_mpcc_fattree_pods2.txt"), exportRefFile(t, "flow_websearch_l30_10ms_s1.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenarios.Parse(imp.Scenario)
+	sc, err := scenarios.Parse(importRef(t, algo).Scenario)
 	if err != nil {
 		t.Fatal(err)
 	}
