@@ -363,6 +363,9 @@ type Import struct {
 	Ignored []string
 	// Unknown lists the config keys the lab does not understand.
 	Unknown []string
+	// Notes are other things an ns-3 user should know about the import,
+	// each naming its file and line (a flow file not in start order).
+	Notes []string
 	// Unset lists the algorithm's config keys the config leaves out whose
 	// value in the lab differs from third.cc's built-in one, each saying
 	// both (the lab uses its own, run.py's, default).
@@ -385,7 +388,7 @@ func (imp *Import) Warnings() []string {
 		}
 		out = append(out, name+": "+u)
 	}
-	return out
+	return append(out, imp.Notes...)
 }
 
 // StrictError is nil when every config key is understood; otherwise an
@@ -780,10 +783,16 @@ func Build(name string, c *Config, t *Topology, flows []Flow, flowFile string) (
 	// flows
 	var list []obj
 	otherPorts := 0
+	unsorted := false
 	for i, f := range flows {
 		line := f.Line
 		if line == 0 {
 			line = i + 2 // built by hand: the count, then one flow a line
+		}
+		if i > 0 && f.Start < flows[i-1].Start && !unsorted {
+			// third.cc schedules each flow from the previous one's start
+			unsorted = true
+			imp.Notes = append(imp.Notes, fmt.Sprintf("%s:%d: start_s: flow %d starts before flow %d: the file is not in start order, which HPCC's simulator needs (it reads the flows one after another); the lab starts every flow at its own time", flowFile, line, i, i-1))
 		}
 		for _, end := range []struct {
 			field string

@@ -476,3 +476,35 @@ func TestImportIncastPort(t *testing.T) {
 		t.Errorf("exported dports %v, want 200, 100, 100:\n%s", ports, files.Flows)
 	}
 }
+
+// TestImportUnsortedFlows: a flow file not in start order imports (the lab
+// starts each flow at its own time) with a note naming the first line out
+// of order, since HPCC's simulator reads the flows in file order.
+func TestImportUnsortedFlows(t *testing.T) {
+	const fl = `3
+0 1 3 100 1000 2.000002
+1 0 3 100 5000 2.000001
+0 1 3 100 7000 2.000000001
+`
+	imp, err := FromFiles("t", File{"config.txt", []byte(config)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(fl)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "flow.txt:3: start_s: flow 1 starts before flow 0: the file is not in start order"
+	if len(imp.Notes) != 1 || !strings.HasPrefix(imp.Notes[0], want) {
+		t.Errorf("notes %q, want one starting %q", imp.Notes, want)
+	}
+	if w := strings.Join(imp.Warnings(), "\n"); !strings.Contains(w, want) {
+		t.Errorf("warnings lack the note:\n%s", w)
+	}
+	sorted, err := FromFiles("t", File{"config.txt", []byte(config)}, File{"topo.txt", []byte(topo)}, File{"flow.txt", []byte(flows)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sorted.Notes) != 0 {
+		t.Errorf("a sorted flow file: notes %q", sorted.Notes)
+	}
+	if n := importRef(t, "dcqcn").Notes; len(n) != 0 {
+		t.Errorf("the reference's flow file: notes %q", n)
+	}
+}
