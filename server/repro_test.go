@@ -16,7 +16,7 @@ import (
 // evaluated from what the store holds of them are the rows the CLI's
 // report has for the same experiment (the store keeps every sample).
 func TestReproductionInTheLab(t *testing.T) {
-	s := newTestServer(t, Config{ClientRuns: 1})
+	s := newTestServer(t, Config{ClientRuns: 1, Concurrency: 1})
 	// bad input: the valid experiments are listed
 	code, data := s.do("POST", "/api/reproductions", map[string]any{"experiment": "mpcc-exp9"})
 	checkError(t, code, data, http.StatusUnprocessableEntity, "experiment", "")
@@ -37,8 +37,19 @@ func TestReproductionInTheLab(t *testing.T) {
 		}
 	}
 	var first, again reproJSON
-	// three runs, more than this server's per-client limit of one: a
-	// reproduction is not counted against it
+	// a run at full speed holds the server's one slot, so the
+	// reproduction's runs (0.03 s each) are still queued when it is
+	// pressed again (without it they could all finish in between, and the
+	// second press rightly start a new one)
+	busy := map[string]any{"name": "busy", "duration": "1s",
+		"topology": map[string]any{"kind": "dumbbell", "senders": 4, "hostLink": map[string]any{"rate": "100Gbps", "delay": "1us"}},
+		"cc":       map[string]any{"algorithm": "dcqcn"},
+		"workload": []any{map[string]any{"kind": "poisson", "load": 0.5, "cdf": "websearch",
+			"hosts": []string{"h0", "h1", "h2", "h3", "r0"}, "from": "0s", "until": "1s"}}}
+	blocker := s.startRun(map[string]any{"scenario": busy})
+	s.waitStatus(blocker, 10*time.Second, "running")
+	// three runs, more than this server's per-client limit of one (which
+	// the busy run already uses): a reproduction is not counted against it
 	s.must(http.StatusCreated, "POST", "/api/reproductions", map[string]any{"experiment": "mpcc-exp1", "quick": true}, &first)
 	if first.Reproduction == nil || first.Reproduction.Total != 3 {
 		t.Fatalf("reproduction %+v", first.Reproduction)
@@ -48,6 +59,7 @@ func TestReproductionInTheLab(t *testing.T) {
 	if again.Reproduction.ID != first.Reproduction.ID {
 		t.Errorf("a second start made %s beside %s", again.Reproduction.ID, first.Reproduction.ID)
 	}
+	s.must(http.StatusOK, "POST", "/api/runs/"+blocker+"/cancel", nil, nil)
 	for _, r := range first.Reproduction.Runs {
 		s.waitStatus(r.Run, time.Minute, "done")
 	}
