@@ -644,6 +644,11 @@ func (s *Server) handleGetSweep(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	s.writeSweep(w, r, sw)
+}
+
+// writeSweep answers a sweep's view with its points' results.
+func (s *Server) writeSweep(w http.ResponseWriter, r *http.Request, sw *store.Sweep) {
 	v, err := s.sweepView(r, sw, true)
 	if err != nil {
 		s.writeError(w, r, err)
@@ -681,12 +686,7 @@ func (s *Server) handleCancelSweep(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	v, err := s.sweepView(r, sw, true)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
+	s.writeSweep(w, r, sw)
 }
 
 // cancelSweep stops a sweep's driver, marks it cancelled (if it was still
