@@ -247,6 +247,17 @@ func (q *calQueue) next(i int) int {
 	return i
 }
 
+// peek returns the k-th event still waiting in the current bucket (0 is
+// the one pop returns next, unless a push comes first), or nil: a hint for
+// prefetching, not an order.
+func (q *calQueue) peek(k int) *event {
+	i := q.cur
+	if h := int(q.heads[i]) + k; h < len(q.buckets[i]) {
+		return &q.buckets[i][h]
+	}
+	return nil
+}
+
 // unpop puts back the event pop just returned (it is the earliest, so it
 // goes to the head of the current bucket).
 func (q *calQueue) unpop(e event) {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"time"
+	"unsafe"
 
 	"cclab/cc"
 )
@@ -54,6 +55,9 @@ type Sim struct {
 	routes []flowRoute // per flow, its cached paths (see forward)
 	// noRouteCache: route every hop from the table (tests compare the two)
 	noRouteCache bool
+	// prefetch: ask for the next events' ports and packets ahead of use
+	// (large fabrics only; see prefetchNext)
+	prefetch bool
 
 	algos     []algoRun
 	rx        []rxState // receiver-side algorithm instances, in order of creation
@@ -368,6 +372,7 @@ func New(cfg Config) (*Sim, error) {
 	if err := s.buildNodes(); err != nil {
 		return nil, err
 	}
+	s.prefetch = len(s.ports) >= prefetchPorts
 	s.initQueue()
 	if err := s.buildAlgos(); err != nil {
 		return nil, err
@@ -777,9 +782,38 @@ func (s *Sim) RunUntil(limit Time) error {
 		}
 		s.now = ev.at
 		s.events++
+		if s.prefetch {
+			s.prefetchNext()
+		}
 		s.dispatch(&ev)
 	}
 	return s.check
+}
+
+// prefetchPorts is the fabric size (ports, two per link) from which the
+// engine prefetches. On a large fabric the ports and packets an event
+// touches have left the caches since they were last used, and an event
+// waits on them one after another (port, then its wire, then the packet);
+// asking for the next events' memory while this one runs overlaps those
+// waits. Measured in one process, runs alternated, medians: 1024 hosts
+// (6144 ports) 1.15-1.44x, the 320-host WebSearch 1.09x, 432 hosts
+// 1.04-1.09x, 128 hosts (768 ports) 1.04x; on the 16-host fat-tree (under
+// 100 ports), whose working set stays in L2, it costs 4%.
+const prefetchPorts = 512
+
+// prefetchNext asks for the memory of the events that follow in the
+// current bucket: the port of the one after next, and the packet at the
+// head of the next one's wire (that port was asked for one event ago, so
+// reading its wire does not wait). A hint only: it changes no state.
+func (s *Sim) prefetchNext() {
+	if nx := s.q.peek(1); nx != nil && (nx.kind() == evArrive || nx.kind() == evKick) {
+		prefetch(unsafe.Pointer(&s.ports[nx.obj]))
+	}
+	if nx := s.q.peek(0); nx != nil && nx.kind() == evArrive {
+		if p := &s.ports[nx.obj]; p.wire.n > 0 {
+			prefetch(unsafe.Pointer(s.pk.at(p.wire.peek().id)))
+		}
+	}
 }
 
 // Run runs to the end.

@@ -34,3 +34,6 @@ func (s *Sim) MeanQueueLen() float64 {
 // DisableRouteCache makes every hop read the routing table (the engine
 // before flowRoute), for tests that compare the two.
 func (s *Sim) DisableRouteCache() { s.noRouteCache = true }
+
+// SetPrefetch turns the engine's prefetching on or off whatever the size.
+func (s *Sim) SetPrefetch(on bool) { s.prefetch = on }
