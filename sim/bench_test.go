@@ -18,7 +18,10 @@ import (
 // events/s, simulated seconds per wall second, data packets per wall second,
 // allocations per data packet (the engine's, after setup), the peak heap,
 // and the engine's cost per event divided by a bare push+pop of its event
-// queue at the same mean queue length, measured in the same benchmark.
+// queue at the same mean queue length, measured in the same benchmark. They
+// and BenchmarkScaling also report l3-ns, the machine's L3 latency just
+// before and after the runs (see BenchmarkMachine): on a shared machine the
+// larger runs are only comparable between lines whose l3-ns agree.
 
 func incast64(b testing.TB) sim.Config {
 	tp := star(65, 100e9, sim.Microsecond)
@@ -117,6 +120,7 @@ func benchRun(b *testing.B, cfg sim.Config) {
 	var meanQ float64
 	var peak uint64
 	var allocsPerRun float64
+	l3 := l3Now()
 	for b.Loop() {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
@@ -139,6 +143,7 @@ func benchRun(b *testing.B, cfg sim.Config) {
 		}
 	}
 	wall := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric((l3+l3Now())/2, "l3-ns")
 	pkts := dataPackets(cfg)
 	b.ReportMetric(float64(ev)/wall, "events/s")
 	b.ReportMetric(float64(simT)/1e12/wall, "simsec/s")
@@ -146,7 +151,7 @@ func benchRun(b *testing.B, cfg sim.Config) {
 	b.ReportMetric(float64(ev)/float64(pkts), "events/pkt")
 	b.ReportMetric(float64(bytes(cfg))/1e6/wall, "MB/s")
 	b.ReportMetric(allocsPerRun/float64(pkts), "allocs/pkt")
-	b.ReportMetric(float64(peak)/1e6, "peakMB")
+	b.ReportMetric(float64(peak-l3Bytes())/1e6, "peakMB")
 	b.ReportMetric(meanQ, "meanqlen")
 	b.ReportMetric(wall*1e9/float64(ev)/bareQueueNs(int(meanQ+0.5)), "event/pushpop")
 }
@@ -207,6 +212,8 @@ func BenchmarkScaling(b *testing.B) {
 				cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), fmt.Sprintf("h%d", perm[i]), 2_000_000, 0))
 			}
 			var ev uint64
+			l3 := l3Now()
+			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				s, err := sim.New(cfg)
 				if err != nil {
@@ -217,7 +224,9 @@ func BenchmarkScaling(b *testing.B) {
 				}
 				ev = s.Events()
 			}
+			b.StopTimer()
 			wall := b.Elapsed().Seconds() / float64(b.N)
+			b.ReportMetric((l3+l3Now())/2, "l3-ns")
 			b.ReportMetric(float64(n), "hosts")
 			b.ReportMetric(float64(ev), "events")
 			b.ReportMetric(float64(ev)/float64(dataPackets(cfg)), "events/pkt")
