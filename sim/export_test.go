@@ -37,3 +37,6 @@ func (s *Sim) DisableRouteCache() { s.noRouteCache = true }
 
 // SetPrefetch turns the engine's prefetching on or off whatever the size.
 func (s *Sim) SetPrefetch(on bool) { s.prefetch = on }
+
+// Prefetching reports whether the engine prefetches.
+func (s *Sim) Prefetching() bool { return s.prefetch }

@@ -38,3 +38,23 @@ func TestPrefetchChangesNothing(t *testing.T) {
 		})
 	}
 }
+
+// The engine prefetches from 512 ports (256 links) on: a 128-host fat-tree
+// (384 links) does, the 16-host one (48 links) does not.
+func TestPrefetchFromLargeFabrics(t *testing.T) {
+	for _, tc := range []struct {
+		k    int
+		want bool
+	}{{4, false}, {8, true}} {
+		tp := fatTreeK(tc.k, 100e9, sim.Microsecond)
+		cfg := algoConfig(t, tp, "hpcc", 100e9, nil)
+		cfg.Flows = append(cfg.Flows, tp.flow("h0", "h1", 10_000, 0))
+		s, err := sim.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Prefetching(); got != tc.want {
+			t.Errorf("k=%d fat-tree (%d links): prefetching %v, want %v", tc.k, len(cfg.Links), got, tc.want)
+		}
+	}
+}
