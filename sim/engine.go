@@ -803,8 +803,9 @@ const prefetchPorts = 512
 
 // prefetchNext asks for the memory of the events that follow in the
 // current bucket: the port of the one after next, and the packet at the
-// head of the next one's wire (that port was asked for one event ago, so
-// reading its wire does not wait). A hint only: it changes no state.
+// head of the next one's wire (its port was asked for one event ago; the
+// wire's slot itself may still miss, and asking for it a step earlier too
+// measured no faster). A hint only: it changes no state.
 func (s *Sim) prefetchNext() {
 	if nx := s.q.peek(1); nx != nil && (nx.kind() == evArrive || nx.kind() == evKick) {
 		prefetch(unsafe.Pointer(&s.ports[nx.obj]))
