@@ -155,6 +155,10 @@ func waitJS(t *testing.T, ctx context.Context, js string, timeout time.Duration)
 // screenshot saves the page under e2e/screenshots.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	// a page that has just navigated (a sorting link, a form) may not be
+	// laid out yet, and Chrome refuses to capture a page 0 pixels wide
+	// (CI failed once that way on a loaded machine): wait until it is
+	waitJS(t, ctx, `document.readyState === "complete" && document.documentElement.scrollWidth > 0`, 10*time.Second)
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
