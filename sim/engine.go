@@ -56,8 +56,9 @@ type Sim struct {
 	// noRouteCache: route every hop from the table (tests compare the two)
 	noRouteCache bool
 	// prefetch: ask for the next events' ports and packets ahead of use
-	// (large fabrics only; see prefetchNext)
-	prefetch bool
+	// (large fabrics only; see prefetchNext); prefetches counts the asks
+	prefetch   bool
+	prefetches uint64
 
 	algos     []algoRun
 	rx        []rxState // receiver-side algorithm instances, in order of creation
@@ -809,10 +810,12 @@ const prefetchPorts = 512
 func (s *Sim) prefetchNext() {
 	if nx := s.q.peek(1); nx != nil && (nx.kind() == evArrive || nx.kind() == evKick) {
 		prefetch(unsafe.Pointer(&s.ports[nx.obj]))
+		s.prefetches++
 	}
 	if nx := s.q.peek(0); nx != nil && nx.kind() == evArrive {
 		if p := &s.ports[nx.obj]; p.wire.n > 0 {
 			prefetch(unsafe.Pointer(s.pk.at(p.wire.peek().id)))
+			s.prefetches++
 		}
 	}
 }

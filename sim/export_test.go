@@ -40,3 +40,6 @@ func (s *Sim) SetPrefetch(on bool) { s.prefetch = on }
 
 // Prefetching reports whether the engine prefetches.
 func (s *Sim) Prefetching() bool { return s.prefetch }
+
+// Prefetches counts the prefetches the engine has issued.
+func (s *Sim) Prefetches() uint64 { return s.prefetches }

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -40,7 +41,10 @@ func TestPrefetchChangesNothing(t *testing.T) {
 }
 
 // The engine prefetches from 512 ports (256 links) on: a 128-host fat-tree
-// (384 links) does, the 16-host one (48 links) does not.
+// (384 links) does, the 16-host one (48 links) does not. Where it does, a
+// run with queued packets must actually ask for some memory ahead (a peek
+// that always came back empty would make prefetching a silent no-op); the
+// 2 MB permutation keeps several events in each bucket.
 func TestPrefetchFromLargeFabrics(t *testing.T) {
 	for _, tc := range []struct {
 		k    int
@@ -48,7 +52,11 @@ func TestPrefetchFromLargeFabrics(t *testing.T) {
 	}{{4, false}, {8, true}} {
 		tp := fatTreeK(tc.k, 100e9, sim.Microsecond)
 		cfg := algoConfig(t, tp, "hpcc", 100e9, nil)
-		cfg.Flows = append(cfg.Flows, tp.flow("h0", "h1", 10_000, 0))
+		cfg.Host.MTU = 4000
+		n := tc.k * tc.k * tc.k / 4
+		for i := 0; i < n; i++ {
+			cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), fmt.Sprintf("h%d", (i+n/2)%n), 200_000, 0))
+		}
 		s, err := sim.New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -56,5 +64,13 @@ func TestPrefetchFromLargeFabrics(t *testing.T) {
 		if got := s.Prefetching(); got != tc.want {
 			t.Errorf("k=%d fat-tree (%d links): prefetching %v, want %v", tc.k, len(cfg.Links), got, tc.want)
 		}
+		if err := s.Run(); err != nil {
+			t.Fatal(err)
+		}
+		// at least one prefetch per 20 events where it is on, none where off
+		if got, ev := s.Prefetches(), s.Events(); tc.want && got < ev/20 || !tc.want && got != 0 {
+			t.Errorf("k=%d fat-tree: %d prefetches in %d events", tc.k, got, ev)
+		}
+		t.Logf("k=%d: %d prefetches in %d events", tc.k, s.Prefetches(), s.Events())
 	}
 }
