@@ -26,7 +26,13 @@ func libraryConfig(t testing.TB, name, algo string, sets ...string) sim.Config {
 			t.Fatal(err)
 		}
 	}
-	sc, err := scenarios.Parse(data)
+	return docConfig(t, data)
+}
+
+// docConfig is the engine config of a scenario document.
+func docConfig(t testing.TB, doc []byte) sim.Config {
+	t.Helper()
+	sc, err := scenarios.Parse(doc)
 	if err != nil {
 		t.Fatal(err)
 	}

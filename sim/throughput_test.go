@@ -1,10 +1,8 @@
 package sim_test
 
 import (
-	"os"
 	"testing"
 
-	"cclab/scenarios"
 	"cclab/sim"
 )
 
@@ -25,27 +23,13 @@ func (m tputMax) Observe(b []sim.Sample) {
 // 8 Gbps. No sample may exceed the fastest link.
 func TestThroughputNeverAboveLink(t *testing.T) {
 	for _, name := range []string{"mpcc-exp1", "incast-8to1", "fairness-2flows-hpcc", "rcc-fairness-4flows"} {
-		data, err := os.ReadFile("../scenarios/library/" + name + ".json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if data, err = scenarios.ApplySets(data, []string{"duration=1ms"}); err != nil {
-			t.Fatal(err)
-		}
-		sc, err := scenarios.Parse(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg, _, err := scenarios.Build(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := libraryConfig(t, name, "", "duration=1ms")
 		var link int64
 		for _, l := range cfg.Links {
 			link = max(link, l.Rate)
 		}
 		m := tputMax{}
-		run(t, *cfg, m)
+		run(t, cfg, m)
 		if len(m) == 0 {
 			t.Fatalf("%s: no throughput samples", name)
 		}
@@ -76,16 +60,9 @@ func TestThroughputFirstPartialInterval(t *testing.T) {
 		"topology": {"kind": "dumbbell", "senders": 1, "hostLink": {"rate": "10Gbps", "delay": "0.1us"}},
 		"cc": {"algorithm": "none"}, "telemetry": {"interval": "10us"},
 		"workload": [{"kind": "flows", "flows": [{"src": "h0", "dst": "r0", "size": "1MB", "start": "5us"}]}]}`
-	sc, err := scenarios.Parse([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := scenarios.Build(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := docConfig(t, []byte(doc))
 	o := &seriesOf{}
-	run(t, *cfg, o)
+	run(t, cfg, o)
 	if len(o.v) < 2 {
 		t.Fatalf("samples %v", o.v)
 	}
@@ -126,16 +103,9 @@ func TestThroughputLastPartialInterval(t *testing.T) {
 			"topology": {"kind": "dumbbell", "senders": 1, "hostLink": {"rate": "10Gbps", "delay": "0.1us"}},
 			"cc": {"algorithm": "none"}, "telemetry": {"interval": "10us"},
 			"workload": [{"kind": "flows", "flows": [{"src": "h0", "dst": "r0", "size": "45KB", "start": "0us"}]}]}`
-		sc, err := scenarios.Parse([]byte(doc))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg, _, err := scenarios.Build(sc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		cfg := docConfig(t, []byte(doc))
 		o := &timed{}
-		_, res := run(t, *cfg, o)
+		_, res := run(t, cfg, o)
 		fin := res.Flows[0].Finish
 		if !res.Flows[0].Finished || len(o.t) < 3 {
 			t.Fatalf("%q: finished %v, samples %v at %v", duration, res.Flows[0].Finished, o.v, o.t)
