@@ -139,6 +139,10 @@ func prepareReference(b *testing.B, ref, alg, cc, dir string) ([]string, []byte)
 // export ns3` does, with the monitors off.
 func prepareExport(b *testing.B, scenario, algo, set, dir string) []string {
 	b.Helper()
+	scenario, err := filepath.Abs(scenario) // cclab runs in dir
+	if err != nil {
+		b.Fatal(err)
+	}
 	c, err := loadScenario(scenario, "", algo, []string{set})
 	if err != nil {
 		b.Fatal(err)
