@@ -172,18 +172,14 @@ func prepareExport(b *testing.B, scenario, dir string, flags ...string) []string
 // is added at its end, since third.cc reads keys in any order.
 func writeNS3Experiment(b *testing.B, dir, config string, set map[string]string) {
 	b.Helper()
-	var stop float64
-	for _, line := range strings.Split(config, "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[0] == "SIMULATOR_STOP_TIME" {
-			v, err := strconv.ParseFloat(f[1], 64)
-			if err != nil || !(v > 0 && v < 1e6) {
-				b.Fatalf("config.txt: SIMULATOR_STOP_TIME %q: want seconds", f[1])
-			}
-			stop = v
-		}
+	c, err := ns3.ParseConfig(ns3.File{Name: ns3.ConfigFile, Data: []byte(config)})
+	if err != nil {
+		b.Fatal(err)
 	}
-	if stop == 0 {
-		b.Fatal("config.txt has no SIMULATOR_STOP_TIME")
+	v, ok := c.Values["SIMULATOR_STOP_TIME"]
+	stop, err := strconv.ParseFloat(v, 64)
+	if !ok || err != nil || !(stop > 0 && stop < 1e6) {
+		b.Fatalf("config.txt: SIMULATOR_STOP_TIME %q: want seconds", v)
 	}
 	monitor := strconv.FormatInt(int64(stop+1)*1_000_000_000, 10) // ns
 	keys := map[string]string{
