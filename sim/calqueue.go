@@ -10,7 +10,7 @@ import "math/bits"
 // finds the next non-empty bucket. Events beyond the wheel's span (timers,
 // samples, timeouts) wait in the heap until the wheel reaches them.
 //
-// Order is exactly the heap's: by time, then by insertion sequence. Each
+// Order is exactly the heap's: by time, then by key (eventKey). Each
 // bucket is kept sorted by (at, key); since events are mostly scheduled in
 // increasing order, inserting is almost always an append.
 //
@@ -38,7 +38,6 @@ type calQueue struct {
 	moved   int  // events moved by those inserts
 	shrink  int  // resize when n falls below it (1 per 16 buckets; -1 at the smallest)
 	far     eventQueue
-	seq     uint64
 }
 
 const (
@@ -116,8 +115,7 @@ func (q *calQueue) len() int { return q.n + q.far.len() }
 func (q *calQueue) span() Time { return Time(q.nb) << q.shift }
 
 func (q *calQueue) push(at Time, k evKind, obj int32, arg uint32) {
-	q.seq++
-	e := event{at: at, key: q.seq<<8 | uint64(k), obj: obj, arg: arg}
+	e := event{at: at, key: eventKey(k, obj, arg), obj: obj, arg: arg}
 	if at >= q.base+q.span() {
 		q.far.pushEvent(e)
 		return

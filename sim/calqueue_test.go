@@ -6,7 +6,7 @@ import (
 )
 
 // The calendar queue must return events in exactly the order of the binary
-// heap, (time, insertion sequence), under every scheduling pattern the
+// heap, (time, key), under every scheduling pattern the
 // engine produces: dense near-future events, ties at the same picosecond,
 // far timers, events at "now", long idle gaps, and rewinds after a pop was
 // put back.
@@ -35,7 +35,6 @@ func TestCalQueueMatchesHeap(t *testing.T) {
 			var cq calQueue
 			cq.init(1024, 2200*Nanosecond)
 			var hq eventQueue
-			var seq uint64
 			now := Time(0)
 			obj := int32(0)
 			for step := 0; step < 200_000; step++ {
@@ -43,8 +42,7 @@ func TestCalQueueMatchesHeap(t *testing.T) {
 					at := now + rg.delta(r)
 					obj++
 					cq.push(at, evKick, obj, 0)
-					seq++
-					hq.pushEvent(event{at: at, key: seq<<8 | uint64(evKick), obj: obj})
+					hq.pushEvent(event{at: at, key: eventKey(evKick, obj, 0), obj: obj})
 					continue
 				}
 				a, b := cq.pop(), hq.pop()
@@ -64,8 +62,7 @@ func TestCalQueueMatchesHeap(t *testing.T) {
 					now = limit
 					obj++
 					cq.push(now, evKick, obj, 0)
-					seq++
-					hq.pushEvent(event{at: now, key: seq<<8 | uint64(evKick), obj: obj})
+					hq.pushEvent(event{at: now, key: eventKey(evKick, obj, 0), obj: obj})
 				}
 			}
 			for hq.len() > 0 {
@@ -90,7 +87,6 @@ func TestCalQueueResizeKeepsOrder(t *testing.T) {
 	var cq calQueue
 	cq.init(65536, 2200*Nanosecond)
 	var hq eventQueue
-	var seq uint64
 	now := Time(0)
 	obj := int32(0)
 	most, grew, shrank := cq.nb, false, false
@@ -103,8 +99,7 @@ func TestCalQueueResizeKeepsOrder(t *testing.T) {
 			at := now + Time(r.IntN(2_000_000))
 			obj++
 			cq.push(at, evKick, obj, 0)
-			seq++
-			hq.pushEvent(event{at: at, key: seq<<8 | uint64(evKick), obj: obj})
+			hq.pushEvent(event{at: at, key: eventKey(evKick, obj, 0), obj: obj})
 		} else {
 			a, b := cq.pop(), hq.pop()
 			if a != b {

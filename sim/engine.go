@@ -3,11 +3,12 @@
 // links, and the congestion-control algorithms of package cc driven by the
 // events they see. It knows nothing of HTTP or files.
 //
-// The engine is single-threaded and deterministic for a given Config: time is
-// an integer count of picoseconds, events at the same time run in the order
-// they were scheduled, and every random draw comes from a stream seeded from
-// Config.Seed. A caller drives it with RunUntil in slices, which is where it
-// may pause, change parameters (ApplyParams) or stop.
+// The engine is single-threaded and deterministic for a given Config: time
+// is an integer count of picoseconds, events at the same time run in an
+// order fixed by what they are (their kind, then the port or flow they
+// concern; see eventKey), and every random draw comes from a stream seeded
+// from Config.Seed. A caller drives it with RunUntil in slices, which is
+// where it may pause, change parameters (ApplyParams) or stop.
 package sim
 
 import (
@@ -20,18 +21,23 @@ import (
 	"cclab/cc"
 )
 
+// evKind is what an event does. Events at the same picosecond run in the
+// order of these constants: scripted changes first (a change at t applies
+// to everything at t, as a live change between slices does), then flows
+// starting, timers, ports, packets arriving, and last the snapshots, which
+// see the network after everything at their instant.
 type evKind uint8
 
 const (
-	evArrive    evKind = iota // obj: port whose wire head arrives at the peer; arg: wire generation
-	evKick                    // obj: port to try transmitting on; arg: kick generation
+	evScript    evKind = iota // obj: index into Config.Events
 	evFlowStart               // obj: flow
 	evTimer                   // obj: flow; arg: slot<<24 | generation
-	evRTO                     // obj: flow; arg: generation
-	evSample                  // telemetry tick
-	evScript                  // obj: index into Config.Events
-	evHalf                    // half-duration snapshot for Jain's index
 	evRxTimer                 // obj: receiver (index into Sim.rx); arg: slot<<24 | generation
+	evRTO                     // obj: flow; arg: generation
+	evKick                    // obj: port to try transmitting on; arg: kick generation
+	evArrive                  // obj: port whose wire head arrives at the peer; arg: wire generation
+	evHalf                    // half-duration snapshot for Jain's index
+	evSample                  // telemetry tick
 )
 
 const (
@@ -369,6 +375,9 @@ func New(cfg Config) (*Sim, error) {
 	s.end = MaxDuration
 	if cfg.Duration > 0 {
 		s.end = cfg.Duration
+	}
+	if n := max(2*len(cfg.Links), len(cfg.Flows), len(cfg.Events)); n >= maxEventObj {
+		return nil, fmt.Errorf("sim: %d ports, %d flows and %d scripted events: each must be under %d", 2*len(cfg.Links), len(cfg.Flows), len(cfg.Events), maxEventObj)
 	}
 	if err := s.buildNodes(); err != nil {
 		return nil, err

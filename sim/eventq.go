@@ -1,17 +1,36 @@
 package sim
 
-// event is one pending action. Events are ordered by (at, key), where key is
-// the insertion sequence shifted left by 8 bits with the kind in the low
-// byte: two events at the same picosecond run in the order they were
-// scheduled, which makes every run deterministic.
+// event is one pending action. Events are ordered by (at, key), where key
+// (eventKey) is made of what the event is, not of when it was scheduled:
+// two events at the same picosecond run in the order of their kinds (see
+// evKind), then of their objects (port, flow, ...), then of their arguments.
+// The order of a run therefore depends only on its events, never on the
+// order in which they were scheduled, which makes every run deterministic
+// and lets events be scheduled from several places (e.g. partitions of the
+// network simulated apart) without changing it.
+//
+// Two pending events never share a key unless at most one of them still
+// counts: an object has at most one live event of each kind at a time (a
+// port's wire head, its kick, a flow's timer slot, ...), and the others
+// carry an older generation in arg, which makes them no-ops.
 type event struct {
 	at  Time
-	key uint64 // seq<<8 | kind
+	key uint64 // eventKey(kind, obj, arg)
 	obj int32  // port, flow, or index, by kind
 	arg uint32 // generation or slot, by kind
 }
 
-func (e *event) kind() evKind { return evKind(e.key & 0xff) }
+// maxEventObj bounds the objects (ports, flows, receivers, scripted events)
+// a run may have: an event's key holds its object in 28 bits.
+const maxEventObj = 1 << 28
+
+// eventKey orders events of the same time: kind in the top 4 bits, object
+// in the next 28, argument in the low 32.
+func eventKey(k evKind, obj int32, arg uint32) uint64 {
+	return uint64(k)<<60 | uint64(uint32(obj)&(maxEventObj-1))<<32 | uint64(arg)
+}
+
+func (e *event) kind() evKind { return evKind(e.key >> 60) }
 
 func (e *event) less(f *event) bool {
 	return e.at < f.at || (e.at == f.at && e.key < f.key)
