@@ -198,43 +198,123 @@ func BenchmarkFatTree16Algorithms(b *testing.B) {
 // between two sizes is log(t2/t1) / log(h2/h1).
 func BenchmarkScaling(b *testing.B) {
 	for _, k := range []int{4, 8, 12, 16} {
-		b.Run(fmt.Sprintf("hosts=%d", k*k*k/4), func(b *testing.B) {
-			tp := fatTreeK(k, 100e9, sim.Microsecond)
-			cfg := algoConfig(b, tp, "hpcc", 100e9, nil)
-			cfg.Host.MTU = 4000
-			n := k * k * k / 4
-			r := rand.New(rand.NewPCG(19, uint64(k)))
-			perm := r.Perm(n)
-			for i := range perm { // a derangement: shift fixed points
-				if perm[i] == i {
-					j := (i + 1) % n
-					perm[i], perm[j] = perm[j], perm[i]
-				}
+		for _, lanes := range []string{"1", "auto"} {
+			b.Run(fmt.Sprintf("hosts=%d/lanes=%s", k*k*k/4, lanes), func(b *testing.B) { scaling(b, k, lanes == "auto") })
+		}
+	}
+}
+
+// scaling is one line of BenchmarkScaling, in one lane or in as many as
+// SuggestLanes gives for GOMAXPROCS.
+func scaling(b *testing.B, k int, auto bool) {
+	tp := fatTreeK(k, 100e9, sim.Microsecond)
+	cfg := algoConfig(b, tp, "hpcc", 100e9, nil)
+	cfg.Host.MTU = 4000
+	n := k * k * k / 4
+	r := rand.New(rand.NewPCG(19, uint64(k)))
+	perm := r.Perm(n)
+	for i := range perm { // a derangement: shift fixed points
+		if perm[i] == i {
+			j := (i + 1) % n
+			perm[i], perm[j] = perm[j], perm[i]
+		}
+	}
+	for i := 0; i < n; i++ {
+		cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), fmt.Sprintf("h%d", perm[i]), 2_000_000, 0))
+	}
+	var ev uint64
+	lanes := 1
+	l3 := l3Now()
+	for b.Loop() {
+		s, err := sim.New(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if auto {
+			s.SetLanes(s.SuggestLanes(runtime.GOMAXPROCS(0)))
+		}
+		if err := s.Run(); err != nil {
+			b.Fatal(err)
+		}
+		ev = s.Events()
+		lanes, _ = s.Lanes()
+	}
+	wall := b.Elapsed().Seconds() / float64(b.N)
+	b.ReportMetric(l3, "l3-ns-before")
+	b.ReportMetric(l3Now(), "l3-ns-after")
+	b.ReportMetric(float64(n), "hosts")
+	b.ReportMetric(float64(lanes), "lanes")
+	b.ReportMetric(float64(ev), "events")
+	b.ReportMetric(float64(ev)/float64(dataPackets(cfg)), "events/pkt")
+	b.ReportMetric(wall*1e9/float64(ev), "ns/event")
+}
+
+// BenchmarkLanes times issue 19's three runs in one lane and in as many as
+// SuggestLanes gives for GOMAXPROCS (2 on a 2-core machine), alternately,
+// the order swapped every iteration, with the telemetry formatted as
+// series.csv (to io.Discard). It reports each side's mean wall time and
+// their ratio (speedup); the two give the same results (TestLanesGiveTheSequentialRun).
+func BenchmarkLanes(b *testing.B) {
+	cases := []struct {
+		name string
+		cfg  func(testing.TB) sim.Config
+	}{
+		{"reference16-dcqcn", func(b testing.TB) sim.Config {
+			cfg, _, err := scenarios.Build(refScenario(b, "dcqcn"))
+			if err != nil {
+				b.Fatal(err)
 			}
-			for i := 0; i < n; i++ {
-				cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), fmt.Sprintf("h%d", perm[i]), 2_000_000, 0))
-			}
-			var ev uint64
-			l3 := l3Now()
-			for b.Loop() {
+			return *cfg
+		}},
+		{"fattree320-websearch-hpcc", func(b testing.TB) sim.Config {
+			return libraryConfig(b, "rcc-fattree320-websearch", "hpcc")
+		}},
+		{"fattree1024-permutation-hpcc", func(b testing.TB) sim.Config {
+			return libraryConfig(b, "fattree1024-permutation-hpcc", "")
+		}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			cfg := c.cfg(b)
+			var wall [2]time.Duration
+			lanes := 1
+			run := func(auto bool) time.Duration {
+				t0 := time.Now()
 				s, err := sim.New(cfg)
 				if err != nil {
 					b.Fatal(err)
 				}
+				s.Subscribe(report.NewSeriesWriter(io.Discard, s))
+				if auto {
+					s.SetLanes(s.SuggestLanes(runtime.GOMAXPROCS(0)))
+				}
 				if err := s.Run(); err != nil {
 					b.Fatal(err)
 				}
-				ev = s.Events()
+				if auto {
+					lanes, _ = s.Lanes()
+				}
+				return time.Since(t0)
 			}
-			wall := b.Elapsed().Seconds() / float64(b.N)
-			b.ReportMetric(l3, "l3-ns-before")
-			b.ReportMetric(l3Now(), "l3-ns-after")
-			b.ReportMetric(float64(n), "hosts")
-			b.ReportMetric(float64(ev), "events")
-			b.ReportMetric(float64(ev)/float64(dataPackets(cfg)), "events/pkt")
-			b.ReportMetric(wall*1e9/float64(ev), "ns/event")
+			for i := 0; i < b.N; i++ {
+				first := i%2 == 1
+				wall[boolIndex(first)] += run(first)
+				wall[boolIndex(!first)] += run(!first)
+			}
+			one, many := wall[0].Seconds()/float64(b.N), wall[1].Seconds()/float64(b.N)
+			b.ReportMetric(one, "one-lane-s")
+			b.ReportMetric(many, "lanes-s")
+			b.ReportMetric(float64(lanes), "lanes")
+			b.ReportMetric(one/many, "speedup")
 		})
 	}
+}
+
+func boolIndex(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
 }
 
 // BenchmarkParallelRuns: independent runs on every core at once against

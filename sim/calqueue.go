@@ -274,3 +274,56 @@ func (q *calQueue) unpop(e event) {
 	q.bitmap[i>>6] |= 1 << (i & 63)
 	q.n++
 }
+
+// peekAt returns the time of the earliest event without moving the wheel.
+func (q *calQueue) peekAt() (Time, bool) {
+	if q.n > 0 {
+		i := q.cur
+		if h := int(q.heads[i]); h < len(q.buckets[i]) {
+			return q.buckets[i][h].at, true
+		}
+		j := q.next(i)
+		return q.buckets[j][q.heads[j]].at, true
+	}
+	if q.far.len() > 0 {
+		return q.far.peekTime(), true
+	}
+	return 0, false
+}
+
+// popUpTo removes and returns the earliest event if it comes no later than
+// (t, k) in the queue's order; otherwise it leaves the wheel where it is (so
+// that events scheduled after (t, k) never rewind it) and returns false.
+func (q *calQueue) popUpTo(t Time, k uint64) (event, bool) {
+	for {
+		if q.n > 0 {
+			i := q.cur
+			if h := int(q.heads[i]); h < len(q.buckets[i]) {
+				if e := &q.buckets[i][h]; e.at > t || (e.at == t && e.key > k) {
+					return event{}, false
+				}
+				return q.take(i, h), true
+			}
+			j := q.next(i)
+			if e := &q.buckets[j][q.heads[j]]; e.at > t || (e.at == t && e.key > k) {
+				return event{}, false
+			}
+			d := (j - i) & (q.nb - 1)
+			q.base += Time(d) << q.shift
+			q.cur = j
+		} else {
+			if q.far.len() == 0 {
+				return event{}, false
+			}
+			if e := &q.far.h[0]; e.at > t || (e.at == t && e.key > k) {
+				return event{}, false
+			}
+			q.base = q.far.peekTime() >> q.shift << q.shift
+			q.cur = int(q.base>>q.shift) & (q.nb - 1)
+		}
+		limit := q.base + q.span()
+		for q.far.len() > 0 && q.far.peekTime() < limit {
+			q.insert(q.far.pop())
+		}
+	}
+}

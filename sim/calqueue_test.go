@@ -127,3 +127,75 @@ func TestCalQueueResizeKeepsOrder(t *testing.T) {
 	}
 	t.Logf("64 → %d buckets and back to %d", most, cq.nb)
 }
+
+// peekAt and popUpTo (the parallel lanes' window loop) agree with the heap:
+// peekAt names the earliest event without taking it, and popUpTo takes it
+// only when it comes no later than the bound, never moving the wheel past
+// a refused event (so that events scheduled right after the bound, as the
+// lanes' hand-overs are, need no rewind).
+func TestCalendarPopUpTo(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var cq calQueue
+	cq.init(1024, 2200*Nanosecond)
+	var hq eventQueue
+	now := Time(0)
+	obj := int32(0)
+	refused, taken := 0, 0
+	for step := 0; step < 300_000; step++ {
+		if hq.len() == 0 || r.IntN(100) < 55 {
+			at := now + Time(r.IntN(3_000_000))
+			if r.IntN(20) == 0 {
+				at = now + Time(r.IntN(100_000_000)) // far
+			}
+			obj++
+			k := evKind(r.IntN(int(evSample) + 1))
+			cq.push(at, k, obj, 0)
+			hq.pushEvent(event{at: at, key: eventKey(k, obj, 0), obj: obj})
+			continue
+		}
+		at, ok := cq.peekAt()
+		if !ok || at != hq.h[0].at {
+			t.Fatalf("step %d: peekAt = %d, %v; heap's earliest at %d", step, at, ok, hq.h[0].at)
+		}
+		// a bound just before, at, or after the earliest event, or up to
+		// 100 ns before its time
+		bt, bk := hq.h[0].at, hq.h[0].key
+		switch r.IntN(4) {
+		case 0:
+			bk--
+		case 2:
+			bt += Time(r.IntN(1000))
+		case 3:
+			bt -= 1 + Time(r.IntN(100_000))
+			bt = max(bt, now)
+			bk = 1<<64 - 1
+		}
+		e, ok := cq.popUpTo(bt, bk)
+		want := hq.h[0].at < bt || (hq.h[0].at == bt && hq.h[0].key <= bk)
+		if ok != want {
+			t.Fatalf("step %d: popUpTo(%d, %x) took %v, want %v (earliest %+v)", step, bt, bk, ok, want, hq.h[0])
+		}
+		if !ok {
+			refused++
+			// an event just after the bound goes in without a rewind: the
+			// wheel has not moved past it
+			if base := cq.base; bt+1 < base {
+				t.Fatalf("step %d: the wheel moved to %d, past the bound %d", step, base, bt)
+			}
+			if bt+1 >= now && r.IntN(2) == 0 {
+				obj++
+				cq.push(bt+1, evArrive, obj, 0)
+				hq.pushEvent(event{at: bt + 1, key: eventKey(evArrive, obj, 0), obj: obj})
+			}
+			continue
+		}
+		taken++
+		if h := hq.pop(); e != h {
+			t.Fatalf("step %d: popUpTo gave %+v, heap %+v", step, e, h)
+		}
+		now = e.at
+	}
+	if refused < 1000 || taken < 1000 {
+		t.Fatalf("only %d refusals and %d takes", refused, taken)
+	}
+}

@@ -3,12 +3,14 @@
 // links, and the congestion-control algorithms of package cc driven by the
 // events they see. It knows nothing of HTTP or files.
 //
-// The engine is single-threaded and deterministic for a given Config: time
-// is an integer count of picoseconds, events at the same time run in an
-// order fixed by what they are (their kind, then the port or flow they
-// concern; see eventKey), and every random draw comes from a stream seeded
-// from Config.Seed. A caller drives it with RunUntil in slices, which is
-// where it may pause, change parameters (ApplyParams) or stop.
+// The engine is deterministic for a given Config, whether it runs on one
+// goroutine or splits the network into lanes on several (SetLanes,
+// parallel.go): time is an integer count of picoseconds, events at the
+// same time run in an order fixed by what they are (their kind, then the
+// port or flow they concern; see eventKey), and every random draw comes
+// from a stream seeded from Config.Seed. A caller drives it with RunUntil
+// in slices, which is where it may pause, change parameters (ApplyParams)
+// or stop.
 package sim
 
 import (
@@ -131,6 +133,16 @@ type Sim struct {
 	// (cc.Env.WallNanos), and the event series summarised in the results
 	wall   func() int64
 	sstats []seriesStat
+
+	// a parallel run (parallel.go): par is shared by the coordinator (lane
+	// -1) and its lanes (0, 1, ...); laneStarts are the flows a lane started
+	// since the last meeting
+	par        *parallel
+	lane       int32
+	wantLanes  int    // SetLanes, until the run starts
+	oneLaneWhy string // why a run asked to go in lanes went in one
+	laneStarts []int32
+	finals     []finalAck // a lane's flows' last ACKs on their way (watchFinal)
 }
 
 // algoRun is one AlgoSpec as the run uses it.
@@ -194,6 +206,8 @@ type portState struct {
 	pfcSent     uint16 // PFC: bit c set while we have paused data class c of the peer
 	kickPending bool
 	sending     bool // transmit is picking a packet (guards re-entry)
+	cut         bool // a parallel run's link to another lane (handOff)
+	watch       bool // a parallel run's link into a host, watched for flows' last ACKs (watchFinal)
 	ecn         bool // ECN marking on this egress port
 	shift       uint8
 	node, peer  int32
@@ -360,7 +374,7 @@ func New(cfg Config) (*Sim, error) {
 	if cfg.Switch.DataClasses == 0 {
 		cfg.Switch.DataClasses = 1
 	}
-	s := &Sim{cfg: cfg, pk: newPool(), groupLeft: map[int]int{}, groupAfter: map[int][]int32{}}
+	s := &Sim{cfg: cfg, pk: newPool(), groupLeft: map[int]int{}, groupAfter: map[int][]int32{}, lane: -1}
 	s.wall = cfg.WallClock
 	s.ackClass = classData
 	s.nData = uint8(cfg.Switch.DataClasses)
@@ -757,6 +771,18 @@ func (s *Sim) RunUntil(limit Time) error {
 		limit = s.end
 	}
 	if s.stopped || (!final && limit <= s.now) {
+		return s.check
+	}
+	if s.par == nil && s.wantLanes > 1 {
+		if nodeLane, look, why := s.parallelPlan(s.wantLanes); why == "" {
+			s.startParallel(nodeLane, look)
+		} else {
+			s.oneLaneWhy = why
+		}
+		s.wantLanes = 0
+	}
+	if s.par != nil {
+		s.runParallel(limit, final)
 		return s.check
 	}
 	for !s.stopped {

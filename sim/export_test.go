@@ -43,3 +43,17 @@ func (s *Sim) Prefetching() bool { return s.prefetch }
 
 // Prefetches counts the prefetches the engine has issued.
 func (s *Sim) Prefetches() uint64 { return s.prefetches }
+
+// PlanLanes is the lane of every node (by name) and the lookahead of a
+// split into n lanes, or nil when the run cannot be split.
+func (s *Sim) PlanLanes(n int) (map[string]int, Time) {
+	nodeLane, look, why := s.parallelPlan(n)
+	if why != "" {
+		return nil, 0
+	}
+	m := map[string]int{}
+	for u, l := range nodeLane {
+		m[s.nodes[u].name] = int(l)
+	}
+	return m, look
+}

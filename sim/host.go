@@ -196,7 +196,15 @@ func (s *Sim) startFlow(id int32) {
 	f.onCtrl, _ = f.sender.(cc.CtrlHandler)
 	f.sender.Start(f.env)
 	f.dirty = false
-	s.tel.flowStarted(s, id)
+	if s.lane >= 0 {
+		// a lane of a parallel run: the coordinator adds it to the
+		// sampled flows at the next meeting
+		s.laneStarts = append(s.laneStarts, id)
+		f.sampledDel = s.flowCounted(f)
+		f.sampledAt = s.now
+	} else {
+		s.tel.flowStarted(s, id)
+	}
 	if s.rtoMin > 0 {
 		s.armRTO(f)
 	}
@@ -482,11 +490,18 @@ func (s *Sim) transmit(pid int32) {
 	p.txBytes += int64(pk.size)
 	p.st.busy += ser
 	arrive := p.busyUntil + p.delay
-	if p.wire.n == 0 {
-		s.q.push(arrive, evArrive, pid, p.wireGen)
+	if p.watch {
+		s.watchFinal(pid, arrive, pk)
 	}
-	p.wire.push(wireSlot{arrive, id})
-	p.wireBytes += int64(pk.size)
+	if p.cut {
+		s.handOff(pid, arrive, id, pk)
+	} else {
+		if p.wire.n == 0 {
+			s.q.push(arrive, evArrive, pid, p.wireGen)
+		}
+		p.wire.push(wireSlot{arrive, id})
+		p.wireBytes += int64(pk.size)
+	}
 	// more to send after this one? (a host whose flows are all window-bound
 	// or done waits for an ACK to wake it instead)
 	switch {
@@ -795,7 +810,13 @@ func (s *Sim) onTimer(fid int32, arg uint32) {
 // about to start, and no unfinished flow has a path. Such a run stops
 // instead of sampling its way to the 10 s cap.
 func (s *Sim) stalled() bool {
-	if s.cfg.Duration > 0 || s.pk.live > 0 || s.scripts > 0 || s.pending > s.waiting {
+	// a lane of a parallel run cannot tell, and need not: such a run has no
+	// scripted events, so every unfinished flow keeps its path, and a run
+	// with nothing left to do has stopped when its last flow finished
+	if s.lane >= 0 {
+		return false
+	}
+	if s.cfg.Duration > 0 || s.livePackets() > 0 || s.scripts > 0 || s.pending > s.waiting {
 		return false
 	}
 	for i := range s.flows {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 )
@@ -53,6 +54,9 @@ func (s *Sim) runScript(i int) {
 // nothing changes if one is wrong; an algorithm that then refuses a value it
 // declared valid is a bug, reported as an error (earlier flows keep it).
 func (s *Sim) ApplyParams(algo int, params map[string]float64) error {
+	if s.par != nil {
+		return errors.New("sim: live parameter changes need a run in one lane (SetLanes)")
+	}
 	names := make([]string, 0, len(params))
 	for k := range params {
 		names = append(names, k)

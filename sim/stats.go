@@ -430,20 +430,26 @@ func (s *Sim) Conservation() Conservation {
 	c.OnWire = make([]int64, n)
 	for pid := range s.ports {
 		p := &s.ports[pid]
+		qp, wp := s.poolOf(p.node), s.poolOf(p.peer)
 		for cl := 0; cl < nQueue; cl++ {
 			for i := 0; i < p.q[cl].n; i++ {
-				pk := s.pk.at(p.q[cl].at(i))
+				pk := qp.at(p.q[cl].at(i))
 				c.Queued[pk.kind] += int64(pk.size)
 				c.PacketsFound++
 			}
 		}
 		for i := 0; i < p.wire.n; i++ {
-			pk := s.pk.at(p.wire.at(i).id)
+			pk := wp.at(p.wire.at(i).id)
 			c.OnWire[pk.kind] += int64(pk.size)
 			c.PacketsFound++
 		}
 	}
 	c.PacketsLive = s.pk.live
+	if s.par != nil {
+		for _, l := range s.par.lanes {
+			c.PacketsLive += l.pk.live
+		}
+	}
 	return c
 }
 

@@ -179,6 +179,13 @@ func (s *Sim) EntityName(m Metric, e int32) string {
 }
 
 func (t *telemetry) flowStarted(s *Sim, id int32) {
+	t.addActive(id)
+	s.flows[id].sampledDel = s.flowCounted(&s.flows[id])
+	s.flows[id].sampledAt = s.now
+}
+
+// addActive adds a flow that has started to the sampled ones.
+func (t *telemetry) addActive(id int32) {
 	if t.flowSel != nil && !t.flowSel[id] {
 		return
 	}
@@ -190,8 +197,6 @@ func (t *telemetry) flowStarted(s *Sim, id int32) {
 		i--
 	}
 	t.active[i] = id
-	s.flows[id].sampledDel = s.flowCounted(&s.flows[id])
-	s.flows[id].sampledAt = s.now
 }
 
 // rxRate is the rate of the link into a flow's receiver, bits per second.
@@ -311,7 +316,7 @@ func (t *telemetry) sample(s *Sim) {
 	for _, id := range act {
 		if f := &s.flows[id]; f.sampler != nil {
 			f.sampler.OnSample(f.env)
-			s.afterCC(f)
+			f.env.s.afterCC(f) // the flow's own lane in a parallel run
 		}
 	}
 	for _, id := range act {

@@ -33,7 +33,9 @@ import (
 //
 // ns-3 runs with its queue monitor off (it would start a second after the
 // simulator stops) and its packet trace off. The lab is the cclab binary
-// built from this tree, with its profile-guided optimisation, and writes
+// built from this tree, with its profile-guided optimisation, in the lanes
+// `cclab run` picks by default (two on a 2-core machine, whose results are
+// those of one lane byte for byte; ns-3 runs on one core), and writes
 // what `cclab run` always writes: flows.csv, series.csv (queues, PFC and
 // ECN of every port every 10 µs: 55 MB for the 16-host replay) and
 // summary.json. So the lab does more output work than ns-3 here.

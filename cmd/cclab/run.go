@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"text/tabwriter"
@@ -139,6 +140,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	seed := fs.String("seed", "", "override the scenario's seed")
 	algo := fs.String("algo", "", "run with this algorithm (its defaults) instead of the scenario's")
 	quiet := fs.Bool("quiet", false, "no progress line")
+	lanes := fs.Int("lanes", 0, "run the network in this many parallel lanes, each on a core (0: as many as the run and the machine's cores allow; 1: one); the results are the same")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	format := fs.String("format", "", "also write the results in another simulator's formats: ns3 (fct.txt, pfc.txt and qlen.txt of HPCC's ns-3)")
 	var sets multiFlag
@@ -152,6 +154,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if *out == "" {
 		return &usageError{"--out DIR is required"}
+	}
+	if *lanes < 0 {
+		return &usageError{fmt.Sprintf("--lanes %d: want 0 (automatic) or more", *lanes)}
 	}
 	if *format != "" && *format != formatNS3 {
 		return &usageError{fmt.Sprintf("--format %q: want %s", *format, formatNS3)}
@@ -175,21 +180,32 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		defer pprof.StopCPUProfile()
 	}
-	sum, err := runToDir(ctx, c, *out, progress, *format == formatNS3)
+	var ran lanesUsed
+	sum, err := runToDir(ctx, c, *out, progress, *format == formatNS3, *lanes, &ran)
 	if err != nil && !errors.Is(err, errInterrupted) {
 		return printInvalid(stderr, pos[0], err)
 	}
-	fmt.Fprintf(stdout, "%s: %d of %d flows finished, %.6g ms simulated in %.2f s (%.3g events/s); results in %s\n",
+	in := fmt.Sprintf("%d lanes", ran.n)
+	switch {
+	case ran.n == 1 && ran.why != "":
+		in = "1 lane (not split: " + ran.why + ")"
+	case ran.n == 1:
+		in = "1 lane"
+	}
+	fmt.Fprintf(stdout, "%s: %d of %d flows finished, %.6g ms simulated in %.2f s in %s (%.3g events/s); results in %s\n",
 		pos[0], sum.FlowsFinished, sum.FlowsTotal, sum.SimSeconds*1e3,
-		sum.WallSeconds, sum.EventsPerSecond, *out)
+		sum.WallSeconds, in, sum.EventsPerSecond, *out)
 	return err
 }
 
 // runToDir simulates a compiled scenario, streaming series.csv, and writes
 // flows.csv and summary.json when the run ends or ctx is cancelled (the
 // files then cover the simulated time reached, and errInterrupted is
-// returned); with ns3 also fct.txt, pfc.txt and qlen.txt (writeNS3).
-func runToDir(ctx context.Context, c *runs.Compiled, dir string, progress io.Writer, ns3 bool) (*report.Summary, error) {
+// returned); with ns3 also fct.txt, pfc.txt and qlen.txt (writeNS3). It
+// runs in lanes parallel lanes (sim.SetLanes; 0: as many as
+// sim.SuggestLanes gives for this machine's cores), and tells in ran, when
+// not nil, how many it went in.
+func runToDir(ctx context.Context, c *runs.Compiled, dir string, progress io.Writer, ns3 bool, lanes int, ran *lanesUsed) (*report.Summary, error) {
 	s, err := c.Engine()
 	if err != nil {
 		return nil, err
@@ -197,6 +213,10 @@ func runToDir(ctx context.Context, c *runs.Compiled, dir string, progress io.Wri
 	if ns3 {
 		recordNS3(s)
 	}
+	if lanes == 0 {
+		lanes = s.SuggestLanes(runtime.GOMAXPROCS(0))
+	}
+	s.SetLanes(lanes)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -215,6 +235,9 @@ func runToDir(ctx context.Context, c *runs.Compiled, dir string, progress io.Wri
 		runErr = st.finish(s)
 	}
 	wall := time.Since(st.start)
+	if ran != nil {
+		ran.n, ran.why = s.Lanes()
+	}
 	if runErr != nil && !errors.Is(runErr, errInterrupted) {
 		return nil, runErr
 	}
@@ -238,6 +261,13 @@ func runToDir(ctx context.Context, c *runs.Compiled, dir string, progress io.Wri
 		}
 	}
 	return sum, runErr
+}
+
+// lanesUsed is how many lanes a run went in, and why one when more were
+// asked for (sim.Sim.Lanes).
+type lanesUsed struct {
+	n   int
+	why string
 }
 
 // cliStepper drives a run of the CLI (runs.Drive, the loop the server's

@@ -130,7 +130,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			d.err = err
 			return d
 		}
-		sum, err := runToDir(ctx, c, filepath.Join(*out, filepath.FromSlash(sweepRunDir(j))), nil, false)
+		sum, err := runToDir(ctx, c, filepath.Join(*out, filepath.FromSlash(sweepRunDir(j))), nil, false, 1, nil)
 		d.made = sum != nil
 		switch {
 		case errors.Is(err, errInterrupted):

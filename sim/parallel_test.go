@@ -1,0 +1,231 @@
+package sim_test
+
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"testing"
+	"time"
+
+	"cclab/scenarios"
+	"cclab/sim"
+)
+
+// A run in lanes (sim.SetLanes) must be the sequential run, byte for byte:
+// the same results, the same telemetry samples in the same order, and the
+// same bytes in the network at every slice's end. The cases cover what
+// the lanes must get exactly right: packets crossing between lanes (every
+// fat-tree here sends most of its traffic across pods), PFC pauses and
+// DCQCN's and HPCC's feedback across the cut, a run that stops when its
+// last flow finishes (the permutation's flows finish within a few
+// microseconds of each other, several in one window), one stopped at a
+// duration with packets still in flight, runs driven in slices (as the
+// CLI and the server drive them), and three and four lanes.
+func TestLanesGiveTheSequentialRun(t *testing.T) {
+	ref := func(algo string) func(testing.TB) sim.Config {
+		return func(t testing.TB) sim.Config {
+			cfg, _, err := scenarios.Build(refScenario(t, algo))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return *cfg
+		}
+	}
+	lib := func(name, algo string, sets ...string) func(testing.TB) sim.Config {
+		return func(t testing.TB) sim.Config { return libraryConfig(t, name, algo, sets...) }
+	}
+	cases := []struct {
+		name  string
+		cfg   func(testing.TB) sim.Config
+		lanes int
+		slice sim.Time // 0: one RunUntil to the end
+		long  bool     // skipped with -short
+	}{
+		{"reference16-dcqcn", ref("dcqcn"), 2, 0, true},
+		{"reference16-hpcc", ref("hp"), 2, 0, true},
+		{"reference16-dctcp", ref("dctcp"), 2, 0, true},
+		{"reference16-dcqcn-slices", ref("dcqcn"), 2, 37 * sim.Microsecond, true},
+		{"fattree16-dcqcn-2ms", lib("fattree16-websearch30", "dcqcn", "duration=2ms"), 2, 0, false},
+		{"fattree16-dctcp-until-done", lib("fattree16-websearch30", "dctcp", "workload[0].until=1ms"), 2, 0, false},
+		{"fattree16-hpcc-slices-3-lanes", lib("fattree16-websearch30", "hpcc", "duration=1ms"), 3, 100 * sim.Microsecond, false},
+		{"permutation-k8-2-lanes", permutationK8, 2, 0, false},
+		{"permutation-k8-4-lanes", permutationK8, 4, 0, false},
+		{"permutation-k8-4-lanes-slices", permutationK8, 4, 13 * sim.Microsecond, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.long && testing.Short() {
+				t.Skip("-short: a 101 ms replay")
+			}
+			cfg := tc.cfg(t)
+			one, oneSamples := runSliced(t, cfg, 1, tc.slice)
+			many, manySamples := runSliced(t, cfg, tc.lanes, tc.slice)
+			if n, why := many.sim.Lanes(); n != tc.lanes {
+				t.Fatalf("went in %d lanes (%s), want %d", n, why, tc.lanes)
+			}
+			if one.res.Events == 0 || len(oneSamples) == 0 {
+				t.Fatalf("nothing ran: %d events, %d samples", one.res.Events, len(oneSamples))
+			}
+			if !reflect.DeepEqual(one.res, many.res) {
+				t.Errorf("results differ:\n%s", firstDifference(one.res, many.res))
+			}
+			if len(oneSamples) != len(manySamples) {
+				t.Fatalf("%d samples in one lane, %d in %d", len(oneSamples), len(manySamples), tc.lanes)
+			}
+			for i := range oneSamples {
+				if oneSamples[i] != manySamples[i] {
+					t.Fatalf("sample %d: one lane %+v, %d lanes %+v", i, oneSamples[i], tc.lanes, manySamples[i])
+				}
+			}
+			if !reflect.DeepEqual(one.cons, many.cons) {
+				t.Errorf("bytes in the network at the slices' ends differ:\none lane %+v\n%d lanes %+v", one.cons, tc.lanes, many.cons)
+			}
+		})
+	}
+}
+
+type slicedRun struct {
+	sim  *sim.Sim
+	res  *sim.Result
+	cons []sim.Conservation // at every slice's end
+}
+
+// runSliced runs cfg in lanes, in slices of slice (0: in one), checking
+// the byte balance at every slice's end.
+func runSliced(t *testing.T, cfg sim.Config, lanes int, slice sim.Time) (slicedRun, []sim.Sample) {
+	t.Helper()
+	base := runtime.NumGoroutine()
+	s, err := sim.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c collector
+	s.Subscribe(&c)
+	s.SetLanes(lanes)
+	r := slicedRun{sim: s}
+	for !s.Done() {
+		limit := s.End()
+		if slice > 0 {
+			limit = min(s.Now()+slice, s.End())
+		}
+		if err := s.RunUntil(limit); err != nil {
+			t.Fatal(err)
+		}
+		cons := s.Conservation()
+		if err := cons.Check(); err != nil {
+			t.Fatalf("%d lanes, at %d ps: %v", lanes, s.Now(), err)
+		}
+		r.cons = append(r.cons, cons)
+	}
+	r.res = s.Result()
+	// every lane's goroutine has stopped with the slice that started it
+	for i := 0; runtime.NumGoroutine() > base; i++ {
+		if i == 100 {
+			t.Fatalf("%d lanes: %d goroutines after the run, %d before", lanes, runtime.NumGoroutine(), base)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return r, c.s
+}
+
+// firstDifference names the first field of two results that differs.
+func firstDifference(a, b *sim.Result) string {
+	va, vb := reflect.ValueOf(*a), reflect.ValueOf(*b)
+	for i := 0; i < va.NumField(); i++ {
+		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			fa, fb := fmt.Sprintf("%+v", va.Field(i).Interface()), fmt.Sprintf("%+v", vb.Field(i).Interface())
+			if len(fa) > 300 {
+				fa, fb = fa[:300]+"…", fb[:300]+"…"
+			}
+			return fmt.Sprintf("%s: %s\nvs %s", va.Type().Field(i).Name, fa, fb)
+		}
+	}
+	return "(no field differs)"
+}
+
+// A run whose state the lanes do not split goes in one lane, says why, and
+// is the run it would have been.
+func TestLanesFallBackToOne(t *testing.T) {
+	cases := []struct {
+		name string
+		cfg  func(testing.TB) sim.Config
+		why  string
+	}{
+		{"timely", func(t testing.TB) sim.Config {
+			return libraryConfig(t, "fattree16-websearch30", "timely", "duration=300us")
+		}, "algorithm timely"},
+		{"homa", func(t testing.TB) sim.Config {
+			return libraryConfig(t, "fattree16-websearch30", "homa", "duration=300us")
+		}, "a receiver-side algorithm"},
+		{"random loss", func(t testing.TB) sim.Config {
+			cfg := libraryConfig(t, "fattree16-websearch30", "dcqcn", "duration=300us")
+			l := cfg.Links[len(cfg.Links)-1]
+			port := cfg.Nodes[l.A].Name + "->" + cfg.Nodes[l.B].Name
+			cfg.Events = append(cfg.Events, sim.EventSpec{At: 100 * sim.Microsecond, Kind: sim.EventLoss, Port: port, Loss: 0.01})
+			return cfg
+		}, "scripted events"},
+		{"one rack", func(t testing.TB) sim.Config {
+			tp := star(8, 100e9, sim.Microsecond)
+			cfg := baseConfig(t, tp, noneAlgo(t, 1))
+			cfg.Flows = append(cfg.Flows, tp.flow("h0", "h7", 100_000, 0))
+			return cfg
+		}, "fewer racks than lanes"},
+		{"short links", func(t testing.TB) sim.Config {
+			tp := fatTreeK(4, 100e9, 50*sim.Nanosecond)
+			cfg := baseConfig(t, tp, noneAlgo(t, 1))
+			cfg.Flows = append(cfg.Flows, tp.flow("h0", "h15", 100_000, 0))
+			return cfg
+		}, "links between lanes shorter than 100 ns"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg(t)
+			one, _ := runSliced(t, cfg, 1, 0)
+			two, _ := runSliced(t, cfg, 2, 0)
+			if n, why := two.sim.Lanes(); n != 1 || why != tc.why {
+				t.Fatalf("Lanes() = %d, %q; want 1, %q", n, why, tc.why)
+			}
+			if !reflect.DeepEqual(one.res, two.res) {
+				t.Errorf("results differ:\n%s", firstDifference(one.res, two.res))
+			}
+		})
+	}
+}
+
+// The lanes are pods: the reference's 16-host fat-tree (two pods of two
+// racks, two core switches) splits into its pods, each with one core
+// switch, and the lookahead is its core links' 1 µs.
+func TestLanesArePods(t *testing.T) {
+	cfg, _, err := scenarios.Build(refScenario(t, "dcqcn"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := s.SuggestLanes(16); n != 2 {
+		t.Fatalf("SuggestLanes(16) = %d, want 2 (one per two racks)", n)
+	}
+	if n := s.SuggestLanes(1); n != 1 {
+		t.Fatalf("SuggestLanes(1) = %d, want 1", n)
+	}
+	lanes, look := s.PlanLanes(2)
+	want := map[int][]string{
+		0: {"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "s16", "s17", "s20", "s21", "s24"},
+		1: {"h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15", "s18", "s19", "s22", "s23", "s25"},
+	}
+	for l, names := range want {
+		for _, n := range names {
+			if lanes[n] != l {
+				t.Errorf("%s in lane %d, want %d", n, lanes[n], l)
+			}
+		}
+	}
+	if len(lanes) != 26 {
+		t.Errorf("%d nodes placed, want 26", len(lanes))
+	}
+	if look != sim.Microsecond {
+		t.Errorf("lookahead %d ps, want 1 µs", look)
+	}
+}
