@@ -805,12 +805,7 @@ func (s *Sim) RunUntil(limit Time) error {
 		if ev.at > limit || (ev.at == limit && !final) {
 			s.q.unpop(ev)
 			if final {
-				s.now = s.end
-				if s.cfg.Duration > 0 {
-					s.stop("duration")
-				} else {
-					s.stop("time cap (10 s)")
-				}
+				s.stopAtEnd()
 				break
 			}
 			s.now = limit
@@ -860,6 +855,17 @@ func (s *Sim) Run() error { return s.RunUntil(s.end) }
 
 // Stop ends the run now (e.g. on Ctrl-C); results cover what was simulated.
 func (s *Sim) Stop() { s.stop("stopped") }
+
+// stopAtEnd ends a run that has reached its end (its duration, or the
+// time cap) with events still to come.
+func (s *Sim) stopAtEnd() {
+	s.now = s.end
+	if s.cfg.Duration > 0 {
+		s.stop("duration")
+	} else {
+		s.stop("time cap (10 s)")
+	}
+}
 
 func (s *Sim) stop(reason string) {
 	if s.stopped {

@@ -582,18 +582,13 @@ func (s *Sim) runParallel(limit Time, final bool) {
 		if t == noTime || t > endT {
 			s.gatherStarts()
 			s.mergeLanes()
-			switch {
-			case !final:
-				s.now = limit
+			switch { // as RunUntil
 			case t == noTime && s.cfg.Duration == 0:
 				s.stop("idle")
+			case !final:
+				s.now = limit
 			default:
-				s.now = s.end
-				if s.cfg.Duration > 0 {
-					s.stop("duration")
-				} else {
-					s.stop("time cap (10 s)")
-				}
+				s.stopAtEnd()
 			}
 			return
 		}
