@@ -200,8 +200,7 @@ func (s *Sim) startFlow(id int32) {
 		// a lane of a parallel run: the coordinator adds it to the
 		// sampled flows at the next meeting
 		s.laneStarts = append(s.laneStarts, id)
-		f.sampledDel = s.flowCounted(f)
-		f.sampledAt = s.now
+		s.sampleFrom(f)
 	} else {
 		s.tel.flowStarted(s, id)
 	}

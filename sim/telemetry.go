@@ -180,8 +180,13 @@ func (s *Sim) EntityName(m Metric, e int32) string {
 
 func (t *telemetry) flowStarted(s *Sim, id int32) {
 	t.addActive(id)
-	s.flows[id].sampledDel = s.flowCounted(&s.flows[id])
-	s.flows[id].sampledAt = s.now
+	s.sampleFrom(&s.flows[id])
+}
+
+// sampleFrom starts a flow's throughput samples now.
+func (s *Sim) sampleFrom(f *flowState) {
+	f.sampledDel = s.flowCounted(f)
+	f.sampledAt = s.now
 }
 
 // addActive adds a flow that has started to the sampled ones.
