@@ -127,7 +127,8 @@ type Sim struct {
 
 	// checks records the first invariant violation (a negative queue, a queue
 	// above its switch's buffer); Run reports it as an error.
-	check error
+	check   error
+	checkAt Time // when check was found
 
 	// the wall clock algorithms may read to time their own work
 	// (cc.Env.WallNanos), and the event series summarised in the results
@@ -909,5 +910,6 @@ func (s *Sim) dispatch(ev *event) {
 func (s *Sim) violate(format string, args ...any) {
 	if s.check == nil {
 		s.check = fmt.Errorf("sim: invariant violated at %d ps: "+format, append([]any{s.now}, args...)...)
+		s.checkAt = s.now
 	}
 }

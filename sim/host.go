@@ -237,7 +237,9 @@ func (s *Sim) finishFlow(f *flowState) {
 			}
 		}
 	}
-	if s.finished == len(s.flows) && s.cfg.Duration == 0 {
+	// (a lane counts its own flows only: the coordinator stops a run in
+	// lanes, lastFinish)
+	if s.lane < 0 && s.finished == len(s.flows) && s.cfg.Duration == 0 {
 		s.stop("all flows finished")
 	}
 }

@@ -34,10 +34,11 @@ import (
 // so a window ends just after a sample's time and the sample runs at the
 // meeting. And a run that ends with its last flow must not run past that
 // flow's last ACK: a flow can only finish when an ACK reaches its sender,
-// and every ACK that can arrive within a window is already on the link
-// into its sender when the window starts, so the lanes note each last ACK
-// as it goes onto that link (watchFinal) and the coordinator ends the
-// window at the arrival that finishes the last flow (lastFinish).
+// and in such a run no window is longer than a link into a host either,
+// so every ACK that can arrive within a window is already on the link into
+// its sender when the window starts; the lanes note each last ACK as it
+// goes onto that link (watchFinal) and the coordinator ends the window at
+// the arrival that finishes the last flow (lastFinish).
 //
 // Runs whose state is not split this way go in one lane (parallelPlan
 // says why): scripted events, receiver-side algorithms, algorithms other
@@ -147,7 +148,9 @@ const noTime = Time(1<<63 - 1)
 
 // parallelPlan splits the run into lanes, or says why it cannot: the
 // state of some features is not split between lanes (their run goes in
-// one lane), and lanes need links between them at least 100 ns long.
+// one lane), and lanes need links between them at least 100 ns long (and,
+// in a run until its last flow, links into hosts too). The lookahead is
+// the shortest of those links.
 func (s *Sim) parallelPlan(lanes int) (nodeLane []int32, look Time, why string) {
 	cfg := &s.cfg
 	switch {
@@ -186,9 +189,9 @@ func (s *Sim) parallelPlan(lanes int) (nodeLane []int32, look Time, why string) 
 			return nil, 0, "flow groups"
 		}
 	}
-	nodeLane = s.partition(lanes)
-	if nodeLane == nil {
-		return nil, 0, "fewer racks than lanes"
+	nodeLane, why = s.partition(lanes)
+	if why != "" {
+		return nil, 0, why
 	}
 	look = noTime
 	for i := range s.ports {
@@ -200,6 +203,19 @@ func (s *Sim) parallelPlan(lanes int) (nodeLane []int32, look Time, why string) 
 	if look < minLookahead {
 		return nil, 0, "links between lanes shorter than 100 ns"
 	}
+	if cfg.Duration == 0 {
+		// a run that ends with its last flow sees that flow's last ACK on
+		// the link into its sender before the window in which it arrives
+		// (lastFinish): no window may be longer than such a link
+		for i := range s.ports {
+			if p := &s.ports[i]; s.nodes[p.peer].kind == Host && p.delay < look {
+				look = p.delay
+			}
+		}
+		if look < minLookahead {
+			return nil, 0, "links into hosts shorter than 100 ns (in a run until its last flow)"
+		}
+	}
 	return nodeLane, look, ""
 }
 
@@ -210,8 +226,9 @@ const minLookahead = 100 * Nanosecond
 // (a switch next to hosts) with its hosts; every other switch goes with
 // the majority of its neighbours one tier below, except the top tier
 // (switches with no neighbour above), which is dealt out in turn. It
-// returns nil when a lane would be empty.
-func (s *Sim) partition(lanes int) []int32 {
+// says why not when a lane would be empty or a node is cut off from every
+// host.
+func (s *Sim) partition(lanes int) ([]int32, string) {
 	n := len(s.nodes)
 	level := make([]int, n)
 	for i := range level {
@@ -298,16 +315,16 @@ func (s *Sim) partition(lanes int) []int32 {
 	seen := make([]bool, lanes)
 	for u := range lane {
 		if lane[u] < 0 {
-			return nil // unreachable from any host
+			return nil, "nodes no host reaches"
 		}
 		seen[lane[u]] = true
 	}
 	for _, ok := range seen {
 		if !ok {
-			return nil
+			return nil, "fewer racks than lanes"
 		}
 	}
-	return lane
+	return lane, ""
 }
 
 // startParallel makes the lanes: shallow copies of s that share its
@@ -403,8 +420,9 @@ func (s *Sim) mergeLanes() {
 		}
 		b.cnt.drops += l.cnt.drops
 		b.cnt.retx += l.cnt.retx
-		if s.check == nil && l.check != nil {
-			s.check = l.check
+		// the earliest violation, as one lane would have found it first
+		if l.check != nil && (s.check == nil || l.checkAt < s.checkAt) {
+			s.check, s.checkAt = l.check, l.checkAt
 		}
 	}
 	s.events, s.qLenSum, s.prefetches = b.events, b.qLenSum, b.prefetches
@@ -491,6 +509,12 @@ func (s *Sim) lastFinish(w Time) (Time, uint64, bool) {
 	left := len(s.flows) - par.base.finished
 	for _, l := range par.lanes {
 		left -= l.finished
+	}
+	if left <= 0 {
+		// every flow finished without the window being bounded at the
+		// last: the lookahead was longer than a link into a host
+		s.violate("lanes: the last flow finished inside a window")
+		return 0, 0, false
 	}
 	// drop the ACKs of flows that have finished; keep each flow's first
 	first := par.firstFinal
@@ -584,6 +608,9 @@ func (s *Sim) runParallel(limit Time, final bool) {
 			s.mergeLanes()
 			switch { // as RunUntil
 			case t == noTime && s.cfg.Duration == 0:
+				for _, l := range par.lanes {
+					s.now = max(s.now, l.now) // the last event run
+				}
 				s.stop("idle")
 			case !final:
 				s.now = limit

@@ -140,7 +140,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	seed := fs.String("seed", "", "override the scenario's seed")
 	algo := fs.String("algo", "", "run with this algorithm (its defaults) instead of the scenario's")
 	quiet := fs.Bool("quiet", false, "no progress line")
-	lanes := fs.Int("lanes", 0, "run the network in this many parallel lanes, each on a core (0: as many as the run and the machine's cores allow; 1: one); the results are the same")
+	lanes := fs.Int("lanes", 0, "run the network in this many parallel lanes, each on a goroutine (0: as many as the run and the machine's cores allow; 1: one); the results are the same")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file (for go tool pprof)")
 	format := fs.String("format", "", "also write the results in another simulator's formats: ns3 (fct.txt, pfc.txt and qlen.txt of HPCC's ns-3)")
 	var sets multiFlag
