@@ -631,9 +631,6 @@ func (s *Sim) runParallel(limit Time, final bool) {
 				wt, wk, last = ft, fk, true
 			}
 		}
-		for k := range par.outMin[par.parity] {
-			par.outMin[par.parity][k] = noTime
-		}
 		par.winT.Store(int64(wt))
 		par.winK.Store(wk)
 		par.window++
