@@ -115,7 +115,7 @@ func (q *calQueue) len() int { return q.n + q.far.len() }
 func (q *calQueue) span() Time { return Time(q.nb) << q.shift }
 
 func (q *calQueue) push(at Time, k evKind, obj int32, arg uint32) {
-	e := event{at: at, key: eventKey(k, obj, arg), obj: obj, arg: arg}
+	e := event{at: at, key: eventKey(k, obj, arg)}
 	if at >= q.base+q.span() {
 		q.far.pushEvent(e)
 		return

@@ -42,7 +42,7 @@ func TestCalQueueMatchesHeap(t *testing.T) {
 					at := now + rg.delta(r)
 					obj++
 					cq.push(at, evKick, obj, 0)
-					hq.pushEvent(event{at: at, key: eventKey(evKick, obj, 0), obj: obj})
+					hq.pushEvent(event{at: at, key: eventKey(evKick, obj, 0)})
 					continue
 				}
 				a, b := cq.pop(), hq.pop()
@@ -62,7 +62,7 @@ func TestCalQueueMatchesHeap(t *testing.T) {
 					now = limit
 					obj++
 					cq.push(now, evKick, obj, 0)
-					hq.pushEvent(event{at: now, key: eventKey(evKick, obj, 0), obj: obj})
+					hq.pushEvent(event{at: now, key: eventKey(evKick, obj, 0)})
 				}
 			}
 			for hq.len() > 0 {
@@ -99,7 +99,7 @@ func TestCalQueueResizeKeepsOrder(t *testing.T) {
 			at := now + Time(r.IntN(2_000_000))
 			obj++
 			cq.push(at, evKick, obj, 0)
-			hq.pushEvent(event{at: at, key: eventKey(evKick, obj, 0), obj: obj})
+			hq.pushEvent(event{at: at, key: eventKey(evKick, obj, 0)})
 		} else {
 			a, b := cq.pop(), hq.pop()
 			if a != b {
@@ -150,7 +150,7 @@ func TestCalendarPopUpTo(t *testing.T) {
 			obj++
 			k := evKind(r.IntN(int(evSample) + 1))
 			cq.push(at, k, obj, 0)
-			hq.pushEvent(event{at: at, key: eventKey(k, obj, 0), obj: obj})
+			hq.pushEvent(event{at: at, key: eventKey(k, obj, 0)})
 			continue
 		}
 		at, ok := cq.peekAt()
@@ -185,7 +185,7 @@ func TestCalendarPopUpTo(t *testing.T) {
 			if bt+1 >= now && r.IntN(2) == 0 {
 				obj++
 				cq.push(bt+1, evArrive, obj, 0)
-				hq.pushEvent(event{at: bt + 1, key: eventKey(evArrive, obj, 0), obj: obj})
+				hq.pushEvent(event{at: bt + 1, key: eventKey(evArrive, obj, 0)})
 			}
 			continue
 		}

@@ -840,11 +840,11 @@ const prefetchPorts = 512
 // measured no faster). A hint only: it changes no state.
 func (s *Sim) prefetchNext() {
 	if nx := s.q.peek(1); nx != nil && (nx.kind() == evArrive || nx.kind() == evKick) {
-		prefetch(unsafe.Pointer(&s.ports[nx.obj]))
+		prefetch(unsafe.Pointer(&s.ports[nx.obj()]))
 		s.prefetches++
 	}
 	if nx := s.q.peek(0); nx != nil && nx.kind() == evArrive {
-		if p := &s.ports[nx.obj]; p.wire.n > 0 {
+		if p := &s.ports[nx.obj()]; p.wire.n > 0 {
 			prefetch(unsafe.Pointer(s.pk.at(p.wire.peek().id)))
 			s.prefetches++
 		}
@@ -881,28 +881,28 @@ func (s *Sim) stop(reason string) {
 func (s *Sim) dispatch(ev *event) {
 	switch ev.kind() {
 	case evArrive:
-		s.onArrive(ev.obj, ev.arg)
+		s.onArrive(ev.obj(), ev.arg())
 	case evKick:
-		p := &s.ports[ev.obj]
-		if ev.arg != p.kickGen || !p.kickPending {
+		p := &s.ports[ev.obj()]
+		if ev.arg() != p.kickGen || !p.kickPending {
 			return
 		}
 		p.kickPending = false
-		s.transmit(ev.obj)
+		s.transmit(ev.obj())
 	case evFlowStart:
-		s.startFlow(ev.obj)
+		s.startFlow(ev.obj())
 	case evTimer:
-		s.onTimer(ev.obj, ev.arg)
+		s.onTimer(ev.obj(), ev.arg())
 	case evRTO:
-		s.onRTO(ev.obj, ev.arg)
+		s.onRTO(ev.obj(), ev.arg())
 	case evSample:
 		s.tel.sample(s)
 	case evScript:
-		s.runScript(int(ev.obj))
+		s.runScript(int(ev.obj()))
 	case evHalf:
 		s.halfSnapshot()
 	case evRxTimer:
-		s.onRxTimer(ev.obj, ev.arg)
+		s.onRxTimer(ev.obj(), ev.arg())
 	}
 }
 

@@ -16,8 +16,6 @@ package sim
 type event struct {
 	at  Time
 	key uint64 // eventKey(kind, obj, arg)
-	obj int32  // port, flow, or index, by kind
-	arg uint32 // generation or slot, by kind
 }
 
 // maxEventObj bounds the objects (ports, flows, receivers, scripted events)
@@ -31,6 +29,12 @@ func eventKey(k evKind, obj int32, arg uint32) uint64 {
 }
 
 func (e *event) kind() evKind { return evKind(e.key >> 60) }
+
+// obj is the event's port, flow or index, by kind.
+func (e *event) obj() int32 { return int32(e.key>>32) & (maxEventObj - 1) }
+
+// arg is the event's generation or slot, by kind.
+func (e *event) arg() uint32 { return uint32(e.key) }
 
 func (e *event) less(f *event) bool {
 	return e.at < f.at || (e.at == f.at && e.key < f.key)

@@ -383,8 +383,8 @@ func (s *Sim) startParallel(nodeLane []int32, look Time) {
 	for s.q.len() > 0 {
 		e := s.q.pop()
 		if e.kind() == evFlowStart {
-			l := par.lanes[nodeLane[s.flows[e.obj].src]]
-			l.q.push(e.at, e.kind(), e.obj, e.arg)
+			l := par.lanes[nodeLane[s.flows[e.obj()].src]]
+			l.q.push(e.at, e.kind(), e.obj(), e.arg())
 			continue
 		}
 		keep = append(keep, e)
@@ -392,7 +392,7 @@ func (s *Sim) startParallel(nodeLane []int32, look Time) {
 	s.q = calQueue{}
 	s.initQueue()
 	for _, e := range keep {
-		s.q.push(e.at, e.kind(), e.obj, e.arg)
+		s.q.push(e.at, e.kind(), e.obj(), e.arg())
 	}
 	s.par = par
 	s.lane = -1
