@@ -123,59 +123,89 @@ func FlowRows(flows []sim.FlowResult) []FlowRow {
 // SeriesWriter is a sim.Observer that streams series.csv rows.
 type SeriesWriter struct {
 	s   *sim.Sim
-	w   *bufio.Writer
+	w   io.Writer
+	buf []byte // rows not yet written (written at seriesFlush bytes)
 	err error
-	// rows repeat their time (within a batch) and their "metric,entity,"
-	// (every sample), so both are kept as text: the last time seen, and per
-	// metric the prefix of each port entity met (flow entities are numbers,
-	// formatted each time: a run may have millions of flows)
+	// rows repeat their time (within a batch), their "metric,entity,"
+	// (every sample) and, for ports, often their value too (an idle
+	// port's queue stays 0 sample after sample), so all three are kept as
+	// text: the last time seen; per metric "metric,"; per port metric and
+	// port the last row's "metric,port,value\n". Flow entities are
+	// numbers, formatted each time: a run may have millions of flows.
 	t      sim.Time
 	tText  []byte
-	metric [][]byte   // "metric," per metric
-	ports  [][][]byte // "metric,port," per port metric and port
+	metric [][]byte     // "metric," per metric
+	ports  [][]portText // per port metric and port
 }
+
+// portText is a port metric's last row for one port, less its time:
+// "metric,port,value\n", whose value's text starts at pre, and that value
+// (as bits: -0 and 0, and NaNs, print differently).
+type portText struct {
+	row  []byte
+	pre  int
+	bits uint64
+}
+
+// seriesFlush is how many bytes of rows the writer gathers before it
+// writes them.
+const seriesFlush = 1 << 16
 
 // NewSeriesWriter writes the header and returns a writer to subscribe to s.
 func NewSeriesWriter(w io.Writer, s *sim.Sim) *SeriesWriter {
-	sw := &SeriesWriter{s: s, w: bufio.NewWriterSize(w, 1<<16)}
-	_, sw.err = sw.w.WriteString(SeriesHeader + "\n")
+	sw := &SeriesWriter{s: s, w: w, buf: make([]byte, 0, seriesFlush+1024)}
+	sw.buf = append(sw.buf, SeriesHeader+"\n"...)
 	return sw
 }
-
-// maxRow bounds a row's length (two 64-character node names in a port's
-// name, a metric name, a time and a number), so that a row built in the
-// writer's free buffer never outgrows it
-const maxRow = 512
 
 // Observe writes one batch of samples.
 func (sw *SeriesWriter) Observe(batch []sim.Sample) {
 	if sw.err != nil {
 		return
 	}
-	for _, x := range batch {
+	b := sw.buf
+	for i := range batch {
+		x := &batch[i]
 		if x.T != sw.t || sw.tText == nil {
 			sw.t = x.T
 			sw.tText = append(AppendNanos(sw.tText[:0], x.T), ',')
 		}
-		if sw.w.Available() < maxRow {
-			if sw.err = sw.w.Flush(); sw.err != nil {
+		if len(b) >= seriesFlush {
+			if _, sw.err = sw.w.Write(b); sw.err != nil {
+				sw.buf = b[:0]
 				return
 			}
+			b = b[:0]
 		}
-		b := sw.w.AvailableBuffer()
 		b = append(b, sw.tText...)
-		b = sw.appendEntity(b, x.Metric, x.Entity)
-		b = appendValue(b, x.Value)
-		b = append(b, '\n')
-		if _, err := sw.w.Write(b); err != nil {
-			sw.err = err
-			return
+		var pt *portText
+		if m, e := int(x.Metric), uint(x.Entity); m < len(sw.ports) && e < uint(len(sw.ports[m])) && sw.ports[m][e].row != nil {
+			pt = &sw.ports[m][e] // the common case, inline
+		} else {
+			pt = sw.portText(x.Metric, x.Entity)
 		}
+		if pt != nil {
+			if v := math.Float64bits(x.Value); v != pt.bits || len(pt.row) == pt.pre {
+				pt.row = append(appendValue(pt.row[:pt.pre], x.Value), '\n')
+				pt.bits = v
+			}
+			b = append(b, pt.row...)
+			continue
+		}
+		b = append(b, sw.metricText(x.Metric)...)
+		if sw.s.PortMetric(x.Metric) { // a port beyond the cache's range
+			b = append(b, sw.s.PortName(x.Entity)...)
+		} else {
+			b = strconv.AppendInt(b, int64(x.Entity), 10)
+		}
+		b = append(b, ',')
+		b = append(appendValue(b, x.Value), '\n')
 	}
+	sw.buf = b
 }
 
-// appendEntity appends "metric,entity,".
-func (sw *SeriesWriter) appendEntity(b []byte, m sim.Metric, e int32) []byte {
+// metricText returns "metric,".
+func (sw *SeriesWriter) metricText(m sim.Metric) []byte {
 	for int(m) >= len(sw.metric) {
 		sw.metric = append(sw.metric, nil)
 		sw.ports = append(sw.ports, nil)
@@ -183,27 +213,26 @@ func (sw *SeriesWriter) appendEntity(b []byte, m sim.Metric, e int32) []byte {
 	if sw.metric[m] == nil {
 		sw.metric[m] = append([]byte(sw.s.MetricName(m)), ',')
 	}
+	return sw.metric[m]
+}
+
+// portText makes port metric m's text for port e and returns it, or nil
+// when m is not a port metric (its entities are flows) or e is out of the
+// cached range.
+func (sw *SeriesWriter) portText(m sim.Metric, e int32) *portText {
+	mt := sw.metricText(m)
 	if !sw.s.PortMetric(m) || e < 0 || int(e) >= 1<<20 {
-		return append(append(append(b, sw.metric[m]...), entityText(sw.s, m, e)...), ',')
+		return nil
 	}
 	ps := sw.ports[m]
 	for int(e) >= len(ps) {
-		ps = append(ps, nil)
+		ps = append(ps, portText{})
 	}
 	sw.ports[m] = ps
-	if ps[e] == nil {
-		ps[e] = append(append(append([]byte(nil), sw.metric[m]...), sw.s.PortName(e)...), ',')
-	}
-	return append(b, ps[e]...)
-}
-
-// entityText is how series.csv names entity e of metric m: a port's name, or
-// a flow's id.
-func entityText(s *sim.Sim, m sim.Metric, e int32) string {
-	if s.PortMetric(m) {
-		return s.PortName(e)
-	}
-	return strconv.Itoa(int(e))
+	pt := &ps[e]
+	pt.row = append(append(append([]byte(nil), mt...), sw.s.PortName(e)...), ',')
+	pt.pre = len(pt.row)
+	return pt
 }
 
 // appendValue formats v as strconv.FormatFloat(v, 'f', -1, 64) does; whole
@@ -221,7 +250,11 @@ func (sw *SeriesWriter) Flush() error {
 	if sw.err != nil {
 		return sw.err
 	}
-	return sw.w.Flush()
+	if len(sw.buf) > 0 {
+		_, sw.err = sw.w.Write(sw.buf)
+		sw.buf = sw.buf[:0]
+	}
+	return sw.err
 }
 
 // Stats are the summary statistics of a set of values.
