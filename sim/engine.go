@@ -198,31 +198,53 @@ type mmu struct {
 	maxUsed    int64
 }
 
+// portState is one egress port and the link direction that starts at it.
+// Its fields are grouped by who writes them, a cache line (64 bytes) per
+// group, so that in a parallel run the two lanes at the ends of a link
+// between lanes do not pass a line back and forth with every packet that
+// crosses (TestPortLayout checks the groups' offsets; the ports' array,
+// over 32 KB on any fabric run in lanes, starts on a page):
+//   - line 0, the link: read by both ends, written only by scripted link
+//     events (never in a parallel run);
+//   - line 1, the wire: written by the link's far end, which is the
+//     peer's lane in a parallel run;
+//   - the rest: the port's node's.
 type portState struct {
-	// hot: touched by every packet that crosses the port (kept together so
-	// that a packet event loads few cache lines)
-	up          bool
-	host        bool   // egress port of a host NIC
+	// line 0
+	up        bool
+	host      bool // egress port of a host NIC
+	cut       bool // a parallel run's link to another lane (handOff)
+	watch     bool // a parallel run's link into a host, watched for flows' last ACKs (watchFinal)
+	ecn       bool // ECN marking on this egress port
+	shift     uint8
+	node      int32
+	peer      int32
+	wireGen   uint32
+	psPerByte Time // serialisation time of one byte when exact, else 0
+	delay     Time
+	rate      int64
+	loss      float64
+	kmin      int64
+
+	// line 1
+	wireBytes int64
+	wire      wireRing // the link's direction that starts at this port
+	_         [64 - 8 - unsafe.Sizeof(wireRing{})]byte
+
+	// hot: touched by every packet that leaves through the port (kept
+	// together so that a packet event loads few cache lines)
 	paused      uint16 // PFC: bit c set while data class c is paused by the downstream node
 	pfcSent     uint16 // PFC: bit c set while we have paused data class c of the peer
 	kickPending bool
 	sending     bool // transmit is picking a packet (guards re-entry)
-	cut         bool // a parallel run's link to another lane (handOff)
-	watch       bool // a parallel run's link into a host, watched for flows' last ACKs (watchFinal)
-	ecn         bool // ECN marking on this egress port
-	shift       uint8
-	node, peer  int32
 	kickGen     uint32
-	wireGen     uint32
 	busyUntil   Time
 	kickAt      Time
-	psPerByte   Time // serialisation time of one byte when exact, else 0
-	delay       Time
-	rate        int64
 	bytes       int64 // queued, all classes
-	wireBytes   int64
 	txBytes     int64
-	wire        wireRing // the link's direction that starts at this port
+	kmax        int64
+	pmax        float64
+	headroom    int64 // per class
 	q           [nQueue]ring
 	qBytes      [nQueue]int64
 
@@ -230,11 +252,6 @@ type portState struct {
 	// port's link (the port is the "ingress" of HPCC's MMU)
 	inBytes   [nClass]int64 // per data class, as HPCC's ingress_bytes[port][q]
 	hdrmBytes [nClass]int64
-	headroom  int64 // per class
-
-	kmin, kmax int64
-	pmax       float64
-	loss       float64
 
 	// credit queue (cc.CreditSpec): a credit may leave at crTAT − crBurst
 	// or later (a token bucket as GCRA); crT is one credit's share of the
@@ -255,6 +272,21 @@ type portState struct {
 	cp          cc.CongestionPoint
 	cpEnv       *cpEnv
 	st          portStats
+
+	// to a whole number of lines, so that every port's line 0 starts one
+	_ [portPad]byte
+}
+
+// portPad rounds portState up to a whole number of cache lines.
+const portPad = 56
+
+// newPorts makes n ports in an array that starts on a cache line: Go
+// starts an allocation over 32 KB on a page, and a smaller one with
+// pointers 8 bytes after a line (its header), so the array is never
+// smaller than that.
+func newPorts(n int) []portState {
+	const least = 32<<10/int(unsafe.Sizeof(portState{})) + 1
+	return make([]portState, n, max(n, least))
 }
 
 type flowState struct {
@@ -272,6 +304,11 @@ type flowState struct {
 	bottleneck int64
 	lineRate   int64 // sender NIC rate, from the topology at the start of the run
 	hops       int   // switches on the path at the start of the run
+
+	// In a parallel run, the source's lane writes the sender's fields and
+	// the destination's lane the receiver's: the pads keep them, and the
+	// fields above that both read, on separate cache lines.
+	_ [64]byte
 
 	// sender
 	sndNxt, sndUna, sndMax int64
@@ -306,6 +343,8 @@ type flowState struct {
 	timeouts               int
 	srtt, rttvar           Time // RFC 6298 RTT estimate from echoed send times
 	hasRTT                 bool
+
+	_ [64]byte
 
 	// receiver
 	rcvNxt     int64
@@ -454,7 +493,7 @@ func (s *Sim) buildNodes() error {
 		}
 	}
 	maxPkt += maxINT
-	s.ports = make([]portState, 2*len(cfg.Links))
+	s.ports = newPorts(2 * len(cfg.Links))
 	for i, l := range cfg.Links {
 		for d := 0; d < 2; d++ {
 			from, to := l.A, l.B
