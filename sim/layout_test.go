@@ -13,7 +13,7 @@ import (
 func TestPortLayout(t *testing.T) {
 	var p portState
 	for _, c := range []struct {
-		name       string
+		name      string
 		off, want uintptr
 	}{
 		{"up (line 0, the link)", unsafe.Offsetof(p.up), 0},
