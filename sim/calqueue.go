@@ -65,7 +65,7 @@ func (q *calQueue) init(width, span Time) {
 func (q *calQueue) alloc(nb int) {
 	q.nb = nb
 	// every bucket starts with room for a few events, carved from one array
-	const room = 8
+	const room = 12
 	store := make([]event, nb*room)
 	q.buckets = make([][]event, nb)
 	for i := range q.buckets {

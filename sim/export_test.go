@@ -57,3 +57,12 @@ func (s *Sim) PlanLanes(n int) (map[string]int, Time) {
 	}
 	return m, look
 }
+
+// Loads is the work the lanes' partition expects at each node (by name).
+func (s *Sim) Loads() map[string]float64 {
+	m := map[string]float64{}
+	for u, w := range s.loads() {
+		m[s.nodes[u].name] = w
+	}
+	return m
+}

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"math"
 	"runtime"
+	"sort"
 	"sync/atomic"
 )
 
@@ -225,7 +227,8 @@ const minLookahead = 100 * Nanosecond
 // partition splits the nodes into lanes by pods: hosts in order, each ToR
 // (a switch next to hosts) with its hosts; every other switch goes with
 // the majority of its neighbours one tier below, except the top tier
-// (switches with no neighbour above), which is dealt out in turn. It
+// (switches with no neighbour above), which is dealt out by the work the
+// flows will give each switch (loads), to even the lanes' work. It
 // says why not when a lane would be empty or a node is cut off from every
 // host.
 func (s *Sim) partition(lanes int) ([]int32, string) {
@@ -273,7 +276,7 @@ func (s *Sim) partition(lanes int) ([]int32, string) {
 			}
 		}
 	}
-	top := 0
+	var tops []int32 // the top tier, dealt out below
 	for lv := 1; ; lv++ {
 		any := false
 		for _, u := range queue {
@@ -293,8 +296,7 @@ func (s *Sim) partition(lanes int) ([]int32, string) {
 				}
 			}
 			if !above {
-				lane[u] = int32(top % lanes)
-				top++
+				tops = append(tops, u)
 				continue
 			}
 			best := 0
@@ -312,6 +314,28 @@ func (s *Sim) partition(lanes int) ([]int32, string) {
 			break
 		}
 	}
+	// the top tier carries only traffic between the groups below, and any
+	// of its switches can go with any lane without a packet crossing more
+	// often: deal them out by the work they will take, the heaviest first,
+	// each to the lane with the least work so far
+	w := s.loads()
+	load := make([]float64, lanes)
+	for u, l := range lane {
+		if l >= 0 {
+			load[l] += w[u]
+		}
+	}
+	sort.SliceStable(tops, func(i, j int) bool { return w[tops[i]] > w[tops[j]] })
+	for _, u := range tops {
+		l := 0
+		for k := range load {
+			if load[k] < load[l] {
+				l = k
+			}
+		}
+		lane[u] = int32(l)
+		load[l] += w[u]
+	}
 	seen := make([]bool, lanes)
 	for u := range lane {
 		if lane[u] < 0 {
@@ -325,6 +349,42 @@ func (s *Sim) partition(lanes int) ([]int32, string) {
 		}
 	}
 	return lane, ""
+}
+
+// loads estimates each node's share of a run's work from its flows: each
+// data packet is sent or received at every node on its flow's path (ECMP
+// as routed now), and each ACK at every node on the way back; a flow sends
+// no more than its size, nor than its line rate allows before the run's
+// end. (Flows that start after others finish are counted as if all ran.)
+func (s *Sim) loads() []float64 {
+	w := make([]float64, len(s.nodes))
+	mtu := float64(s.cfg.Host.MTU)
+	for i := range s.flows {
+		f := &s.flows[i]
+		bytes := float64(f.size)
+		if d := s.cfg.Duration; d > 0 {
+			start := s.cfg.Flows[i].Start
+			bytes = min(bytes, max(0, float64(d-start)/float64(Second)*float64(f.lineRate)/8))
+		}
+		data := math.Ceil(bytes / mtu)
+		fr := &s.routes[i]
+		if fr.epoch != s.rt.epoch {
+			s.routeFlow(int32(i), fr)
+		}
+		for d, n := range [2]float64{data, data / float64(s.cfg.Host.AckEvery)} {
+			if fr.nic[d] < 0 {
+				continue
+			}
+			w[s.ports[fr.nic[d]].node] += n
+			last := fr.nic[d]
+			for _, e := range fr.port[d][:fr.n[d]] {
+				w[s.ports[e].node] += n
+				last = e
+			}
+			w[s.ports[last].peer] += n
+		}
+	}
+	return w
 }
 
 // startParallel makes the lanes: shallow copies of s that share its

@@ -2,8 +2,10 @@ package sim_test
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -247,7 +249,8 @@ func TestLanesFallBackToOne(t *testing.T) {
 
 // The lanes are pods: the reference's 16-host fat-tree (two pods of two
 // racks, two core switches) splits into its pods, each with one core
-// switch, and the lookahead is its core links' 1 µs.
+// switch (the flows give s25 more work than s24, and it goes to the lane
+// with less, lane 0), and the lookahead is its core links' 1 µs.
 func TestLanesArePods(t *testing.T) {
 	cfg, _, err := scenarios.Build(refScenario(t, "dcqcn"))
 	if err != nil {
@@ -265,8 +268,8 @@ func TestLanesArePods(t *testing.T) {
 	}
 	lanes, look := s.PlanLanes(2)
 	want := map[int][]string{
-		0: {"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "s16", "s17", "s20", "s21", "s24"},
-		1: {"h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15", "s18", "s19", "s22", "s23", "s25"},
+		0: {"h0", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "s16", "s17", "s20", "s21", "s25"},
+		1: {"h8", "h9", "h10", "h11", "h12", "h13", "h14", "h15", "s18", "s19", "s22", "s23", "s24"},
 	}
 	for l, names := range want {
 		for _, n := range names {
@@ -280,5 +283,88 @@ func TestLanesArePods(t *testing.T) {
 	}
 	if look != sim.Microsecond {
 		t.Errorf("lookahead %d ps, want 1 µs", look)
+	}
+}
+
+// The partition's estimate of each node's work (loads) against a literal
+// count: one flow of 10 packets across the k = 4 fat-tree puts its 10
+// data packets at its 7 nodes (host, ToR, agg, core, agg, ToR, host) and
+// its ACKs (one per ackEvery packets) at the 7 of the way back; a run's
+// duration caps the packets at what the line rate sends in it (4.5
+// packets' time: 5).
+func TestLanesLoads(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		packets float64 // the flow's data packets as estimated
+		cut     bool    // the run's duration cuts the flow short
+	}{
+		{"whole flow", 10, false},
+		{"cut by the duration", 5, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tp := fatTreeK(4, 100e9, sim.Microsecond)
+			cfg := baseConfig(t, tp, noneAlgo(t, 1))
+			mtu := int64(cfg.Host.MTU)
+			cfg.Flows = append(cfg.Flows, tp.flow("h0", "h15", 10*mtu, 0))
+			if c.cut {
+				cfg.Duration = sim.Time(4.5 * float64(mtu) * 8 / 100e9 * float64(sim.Second))
+			}
+			s, err := sim.New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := s.Loads()
+			both := c.packets + c.packets/float64(cfg.Host.AckEvery)
+			var switches float64
+			for name, v := range w {
+				switch {
+				case name == "h0" || name == "h15" || name == "tor0" || name == "tor7":
+					if v != both {
+						t.Errorf("%s: %g, want %g (data and ACKs)", name, v, both)
+					}
+				case name[0] == 'h':
+					if v != 0 {
+						t.Errorf("%s: %g, want 0 (no flow)", name, v)
+					}
+				default:
+					switches += v
+				}
+			}
+			// the five switches of each way, less the two ToRs counted above
+			if want := 3 * both; switches != want {
+				t.Errorf("aggregation and core switches: %g in all, want %g", switches, want)
+			}
+		})
+	}
+}
+
+// The top tier is dealt out to even the lanes' work: the 320-host
+// WebSearch fabric has 5 pods in 2 lanes, so one pod's racks are split and
+// its aggregation switches go with lane 0, which then has more work by its
+// racks alone; dealing the 16 cores by their work evens the lanes to
+// within the heaviest core's work (dealt alternately, heaviest first, they
+// differ by 3.0 M packet visits, against 0.3 M for that core).
+func TestLanesEvenTheWork(t *testing.T) {
+	s, err := sim.New(libraryConfig(t, "rcc-fattree320-websearch", "hpcc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lanes, _ := s.PlanLanes(2)
+	if lanes == nil {
+		t.Fatal("the 320-host fabric does not split into 2 lanes")
+	}
+	var load [2]float64
+	heaviest := 0.0
+	for name, w := range s.Loads() {
+		load[lanes[name]] += w
+		if strings.HasPrefix(name, "core") {
+			heaviest = max(heaviest, w)
+		}
+	}
+	if heaviest == 0 {
+		t.Fatal("no core switch has work")
+	}
+	if d := math.Abs(load[0] - load[1]); d > heaviest {
+		t.Errorf("lanes' work %.0f and %.0f differ by %.0f, more than the heaviest core's %.0f", load[0], load[1], d, heaviest)
 	}
 }
