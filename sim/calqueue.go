@@ -15,19 +15,19 @@ import "math/bits"
 // increasing order, inserting is almost always an append.
 //
 // The wheel follows the event density (after Brown's calendar queue
-// resizing): when inserting has had to move more than 4 events per insert
-// on average over the last 4096 (a bucket holds too many events that come
-// out of order: a 1024-host fabric keeps thousands of events within two
-// link delays, which piles hundreds into each bucket), and it holds more
-// than one event per 4 buckets, it doubles its buckets and halves their
-// width, keeping its span; with fewer than one event per 16 buckets it
+// resizing): when inserting has had to move more than 4 events of other
+// times per insert on average over the last 4096 (a bucket holds too many
+// events that come out of order: a 1024-host fabric keeps thousands of
+// events within two link delays, which piles hundreds into each bucket),
+// and it holds more than one event per 4 buckets, it doubles its buckets
+// and halves their width, keeping its span; with fewer than one event per 16 buckets it
 // halves them again. Resizing moves events between buckets but never
 // changes their order. (Growing on the number of events per bucket alone
-// costs the smaller fabrics more in scattered buckets than it saves. And
-// growing a sparse wheel does not help: its crowded buckets hold events of
-// the same picosecond, which no width splits, and it thrashed, shrinking
-// right after growing: 442 resizes of up to 65536 buckets in the 1024-host
-// permutation, 17% of its time.)
+// costs the smaller fabrics more in scattered buckets than it saves.
+// Events of the same picosecond, which a fabric in lockstep piles up, no
+// width splits: growing for them scattered the wheel over more memory, and
+// a sparse wheel thrashed, shrinking right after growing: 442 resizes of
+// up to 65536 buckets in the 1024-host permutation, 17% of its time.)
 type calQueue struct {
 	shift   uint // bucket width is 1<<shift picoseconds
 	nb      int  // number of buckets, a power of two
@@ -167,7 +167,8 @@ func (q *calQueue) insert(e event) {
 	}
 }
 
-// place puts e into its bucket and returns how many events it moved.
+// place puts e into its bucket and returns how many events of other times
+// it moved (those of its own time no narrower bucket would spare it).
 func (q *calQueue) place(e event) int {
 	i := int(e.at>>q.shift) & (q.nb - 1)
 	b := q.buckets[i]
@@ -181,7 +182,11 @@ func (q *calQueue) place(e event) int {
 	q.buckets[i] = b
 	q.bitmap[i>>6] |= 1 << (i & 63)
 	q.n++
-	return len(b) - 1 - j
+	moved := len(b) - 1 - j
+	for k := j + 1; k < len(b) && b[k].at == e.at; k++ {
+		moved-- // the moved events of e's own time come first
+	}
+	return moved
 }
 
 // pop removes and returns the earliest event; the queue must not be empty.

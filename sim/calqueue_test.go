@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -128,40 +129,46 @@ func TestCalQueueResizeKeepsOrder(t *testing.T) {
 	t.Logf("64 → %d buckets and back to %d", most, cq.nb)
 }
 
-// A wheel whose crowded buckets hold events of the same picosecond (no
-// width splits them) does not grow, and so does not thrash: a steady 3000
-// events over 4 µs, on 40 distinct times, in 32768 buckets of 256 ps, with
-// about 37 events moved per insert, once grew to 65536 buckets and shrank
-// right back (fewer than one event per 16 buckets) every 4096 inserts.
+// A wheel whose crowded buckets hold events of the same picosecond (a
+// fabric in lockstep), which no width splits, does not grow: only events
+// of other times moved by an insert count towards growing. A steady 3000
+// events over 4 µs, on 40 distinct times, in 32768 buckets of 256 ps (about
+// 37 events moved per insert) once grew to 65536 buckets and shrank right
+// back (fewer than one event per 16 buckets) every 4096 inserts; 40,000
+// such events (more than one per 4 buckets) grew the wheel to no avail.
 func TestCalendarDoesNotThrash(t *testing.T) {
-	r := rand.New(rand.NewPCG(19, 1))
-	var cq calQueue
-	cq.init(256, 8*Microsecond)
-	if cq.nb != 32768 || cq.shift != 8 {
-		t.Fatalf("wheel of %d buckets of %d ps, want 32768 of 256", cq.nb, 1<<cq.shift)
-	}
-	var hq eventQueue
-	now, obj := Time(0), int32(0)
-	push := func() {
-		at := now + Time(r.IntN(40))*100*Nanosecond
-		obj++
-		k := int32(r.IntN(1 << 20)) // out of order within a time: inserts move
-		cq.push(at, evKick, k, uint32(obj))
-		hq.pushEvent(event{at: at, key: eventKey(evKick, k, uint32(obj))})
-	}
-	for range 3000 {
-		push()
-	}
-	for step := 0; step < 200_000; step++ {
-		a, b := cq.pop(), hq.pop()
-		if a != b {
-			t.Fatalf("step %d: calendar gave %+v, heap %+v", step, a, b)
-		}
-		now = a.at
-		push()
-	}
-	if cq.resizes > 0 {
-		t.Errorf("the wheel resized %d times (now %d buckets) for a steady 3000 events", cq.resizes, cq.nb)
+	for _, steady := range []int{3000, 40_000} {
+		t.Run(fmt.Sprint(steady), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(19, uint64(steady)))
+			var cq calQueue
+			cq.init(256, 8*Microsecond)
+			if cq.nb != 32768 || cq.shift != 8 {
+				t.Fatalf("wheel of %d buckets of %d ps, want 32768 of 256", cq.nb, 1<<cq.shift)
+			}
+			var hq eventQueue
+			now, obj := Time(0), int32(0)
+			push := func() {
+				at := now + Time(r.IntN(40))*100*Nanosecond
+				obj++
+				k := int32(r.IntN(1 << 20)) // out of order within a time: inserts move
+				cq.push(at, evKick, k, uint32(obj))
+				hq.pushEvent(event{at: at, key: eventKey(evKick, k, uint32(obj))})
+			}
+			for range steady {
+				push()
+			}
+			for step := 0; step < 100_000; step++ {
+				a, b := cq.pop(), hq.pop()
+				if a != b {
+					t.Fatalf("step %d: calendar gave %+v, heap %+v", step, a, b)
+				}
+				now = a.at
+				push()
+			}
+			if cq.resizes > 0 {
+				t.Errorf("the wheel resized %d times (now %d buckets) for a steady %d events", cq.resizes, cq.nb, steady)
+			}
+		})
 	}
 }
 
