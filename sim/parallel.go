@@ -649,16 +649,17 @@ func (s *Sim) runParallel(limit Time, final bool) {
 	for !s.stopped {
 		// the earliest thing that can happen: a lane's event, a packet
 		// handed over, or the coordinator's own event
-		t := noTime
+		tl := noTime // the lanes'
 		for _, l := range par.lanes {
-			if at, ok := l.q.peekAt(); ok && at < t {
-				t = at
+			if at, ok := l.q.peekAt(); ok && at < tl {
+				tl = at
 			}
 		}
 		prev := par.parity ^ 1
 		for _, at := range par.outMin[prev] {
-			t = min(t, at)
+			tl = min(tl, at)
 		}
+		t := tl
 		gt, gok := s.q.peekAt()
 		if gok {
 			t = min(t, gt)
@@ -678,6 +679,12 @@ func (s *Sim) runParallel(limit Time, final bool) {
 				s.stopAtEnd()
 			}
 			return
+		}
+		if gok && gt < tl {
+			// nothing in the lanes until after the coordinator's next
+			// events (an idle network between samples): no window
+			s.meet(gt)
+			continue
 		}
 		// the window: up to the lookahead, the slice's end, and the
 		// coordinator's next event (which comes last at its instant)
@@ -718,28 +725,34 @@ func (s *Sim) runParallel(limit Time, final bool) {
 			s.stop("all flows finished")
 			return
 		}
-		// the coordinator's events at wt (samples, the half-run snapshot)
 		if gok && gt == wt {
-			for _, l := range par.lanes {
-				l.now = gt
-			}
-			s.now = gt
-			s.gatherStarts()
-			s.mergeLanes()
-			for {
-				at, ok := s.q.peekAt()
-				if !ok || at != gt {
-					break
-				}
-				ev := s.q.pop()
-				par.base.events++
-				s.dispatch(&ev)
-			}
-			// what the samples' callbacks handed over goes out with the
-			// window just run: move it to the parity taken in next
-			s.flushBarrier()
+			s.meet(gt)
 		}
 	}
+}
+
+// meet runs the coordinator's events at gt (samples, the half-run
+// snapshot) while no lane runs.
+func (s *Sim) meet(gt Time) {
+	par := s.par
+	for _, l := range par.lanes {
+		l.now = gt
+	}
+	s.now = gt
+	s.gatherStarts()
+	s.mergeLanes()
+	for {
+		at, ok := s.q.peekAt()
+		if !ok || at != gt {
+			break
+		}
+		ev := s.q.pop()
+		par.base.events++
+		s.dispatch(&ev)
+	}
+	// what the samples' callbacks handed over goes out with the window
+	// just run: move it to the parity taken in next
+	s.flushBarrier()
 }
 
 // flushBarrier moves hand-overs made between windows (by the coordinator's

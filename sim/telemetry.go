@@ -301,8 +301,11 @@ func (t *telemetry) sample(s *Sim) {
 		}
 	}
 	for i := range s.ports {
-		s.ports[i].st.marksTick = 0
-		s.ports[i].st.dropsTick = 0
+		// written only when set: a write would take the line from the
+		// port's lane's core in a parallel run
+		if st := &s.ports[i].st; st.marksTick != 0 || st.dropsTick != 0 {
+			st.marksTick, st.dropsTick = 0, 0
+		}
 	}
 	// flows: the active ones get one row each per metric; those that
 	// ended since the previous sample get their last throughput row

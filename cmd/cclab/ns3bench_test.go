@@ -120,6 +120,11 @@ func BenchmarkAgainstNS3(b *testing.B) {
 					checkLabOutput(b, out, flows)
 				}
 				nsT, labT, ratio = append(nsT, ns), append(labT, lab), append(ratio, ns/lab)
+				first := "ns-3"
+				if i%2 == 1 {
+					first = "lab"
+				}
+				b.Logf("pair %d (%s first): ns-3 %.3f s, lab %.3f s, %.2fx", i, first, ns, lab, ns/lab)
 			}
 			b.ReportMetric(median(nsT), "ns3-s")
 			b.ReportMetric(median(labT), "lab-s")
