@@ -95,3 +95,64 @@ func TestSeriesWriterMatchesLiteral(t *testing.T) {
 type observerFunc func([]sim.Sample)
 
 func (f observerFunc) Observe(b []sim.Sample) { f(b) }
+
+// In a parallel run the lanes format each sample's rows, each a part of
+// the batch at once (sim.TextObserver): series.csv is the same, byte for
+// byte, as in one lane, for the 16-host WebSearch fabric under DCQCN and
+// HPCC (ports' queues, PFC and ECN; flows' throughput, rates and
+// windows).
+func TestSeriesWriterInLanes(t *testing.T) {
+	for _, algo := range []string{"dcqcn", "hpcc"} {
+		t.Run(algo, func(t *testing.T) {
+			data, err := os.ReadFile("../../scenarios/library/fattree16-websearch30.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if data, err = scenarios.ApplySets(data, []string{"workload[0].until=800us", "duration=1ms"}); err != nil {
+				t.Fatal(err)
+			}
+			if data, err = scenarios.SetAlgorithm(data, algo); err != nil {
+				t.Fatal(err)
+			}
+			sc, err := scenarios.Parse(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, _, err := scenarios.Build(sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out [2]bytes.Buffer
+			for i, lanes := range []int{1, 2} {
+				s, err := sim.New(*cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sw := NewSeriesWriter(&out[i], s)
+				s.Subscribe(sw)
+				s.SetLanes(lanes)
+				if err := s.Run(); err != nil {
+					t.Fatal(err)
+				}
+				if n, why := s.Lanes(); n != lanes {
+					t.Fatalf("went in %d lanes, want %d: %s", n, lanes, why)
+				}
+				if err := sw.Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			one, two := out[0].Bytes(), out[1].Bytes()
+			if rows := bytes.Count(one, []byte("\n")); rows < 10_000 {
+				t.Fatalf("only %d rows", rows)
+			}
+			if !bytes.Equal(one, two) {
+				i := 0
+				for i < len(one) && i < len(two) && one[i] == two[i] {
+					i++
+				}
+				lo := max(0, i-80)
+				t.Fatalf("series.csv in 2 lanes differs at byte %d:\none  %q\ntwo  %q", i, one[lo:min(len(one), i+80)], two[lo:min(len(two), i+80)])
+			}
+		})
+	}
+}
