@@ -73,13 +73,6 @@ type parallel struct {
 	winK   atomic.Uint64
 	start  []signal
 	done   []signal
-	// a meeting's sample text, formatted by every lane at once
-	// (appendText): whether a meeting is on, and the job the workers are
-	// given instead of a window
-	meeting  bool
-	text     TextObserver
-	textOf   []Sample
-	textPart [][]byte
 }
 
 // signal hands a number from one goroutine to another that waits for it.
@@ -738,41 +731,10 @@ func (s *Sim) runParallel(limit Time, final bool) {
 	}
 }
 
-// appendText has the lanes format the text of a sample's batch, each a
-// consecutive part of it at once (the coordinator the first), and hands
-// the parts to o in order.
-func (par *parallel) appendText(o TextObserver, b []Sample) {
-	P := len(par.lanes)
-	if len(par.textPart) != P {
-		par.textPart = make([][]byte, P)
-	}
-	par.text, par.textOf = o, b
-	par.window++
-	ep := par.window
-	for l := 1; l < P; l++ {
-		par.start[l].set(ep)
-	}
-	par.textPart[0] = o.AppendText(par.textPart[0][:0], par.textSlice(0))
-	for l := 1; l < P; l++ {
-		for v := par.done[l].v.Load(); v != ep; {
-			v = par.done[l].wait(v)
-		}
-	}
-	par.text, par.textOf = nil, nil
-	o.WriteText(par.textPart)
-}
-
-// textPart0 is lane l's part of the batch being formatted.
-func (par *parallel) textSlice(l int) []Sample {
-	n, P := len(par.textOf), len(par.lanes)
-	return par.textOf[l*n/P : (l+1)*n/P]
-}
-
 // meet runs the coordinator's events at gt (samples, the half-run
 // snapshot) while no lane runs.
 func (s *Sim) meet(gt Time) {
 	par := s.par
-	par.meeting = true
 	for _, l := range par.lanes {
 		l.now = gt
 	}
@@ -791,7 +753,6 @@ func (s *Sim) meet(gt Time) {
 	// what the samples' callbacks handed over goes out with the window
 	// just run: move it to the parity taken in next
 	s.flushBarrier()
-	par.meeting = false
 }
 
 // flushBarrier moves hand-overs made between windows (by the coordinator's
@@ -821,11 +782,7 @@ func (par *parallel) worker(l int, seen int64) {
 			return
 		}
 		seen = ep
-		if par.text != nil {
-			par.textPart[l] = par.text.AppendText(par.textPart[l][:0], par.textSlice(l))
-		} else {
-			lane.runWindow(Time(par.winT.Load()), par.winK.Load())
-		}
+		lane.runWindow(Time(par.winT.Load()), par.winK.Load())
 		par.done[l].set(ep)
 	}
 }

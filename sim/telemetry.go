@@ -66,26 +66,6 @@ type Observer interface {
 	Observe(batch []Sample)
 }
 
-// A TextObserver is an Observer that turns samples into text, and can do so
-// for consecutive parts of a batch on several goroutines at once: in a
-// parallel run the lanes format a sample's batch that way, each its part,
-// while the network waits for the sample anyway.
-type TextObserver interface {
-	Observer
-	// AppendText appends the text of samples, a consecutive part of a
-	// batch, to b. Calls for the parts of one batch run at once.
-	AppendText(b []byte, samples []Sample) []byte
-	// WriteText takes the parts' text, in the batch's order.
-	WriteText(parts [][]byte)
-}
-
-// Metrics is the number of metrics (series) of the run: ids 0 to
-// Metrics()-1.
-func (s *Sim) Metrics() int { return len(s.tel.names) }
-
-// Ports is the number of ports of the run: ids 0 to Ports()-1.
-func (s *Sim) Ports() int { return len(s.ports) }
-
 type telemetry struct {
 	interval  Time
 	ports     []int32 // sampled ports
@@ -401,10 +381,6 @@ func (t *telemetry) sample(s *Sim) {
 	t.buf = b
 	if len(b) > 0 {
 		for _, o := range t.observers {
-			if to, ok := o.(TextObserver); ok && s.par != nil && s.par.meeting {
-				s.par.appendText(to, b)
-				continue
-			}
 			o.Observe(b)
 		}
 	}
@@ -426,10 +402,6 @@ func (t *telemetry) finish(s *Sim) {
 	t.buf = b
 	if len(b) > 0 {
 		for _, o := range t.observers {
-			if to, ok := o.(TextObserver); ok && s.par != nil && s.par.meeting {
-				s.par.appendText(to, b)
-				continue
-			}
 			o.Observe(b)
 		}
 	}

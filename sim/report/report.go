@@ -129,9 +129,11 @@ type SeriesWriter struct {
 	// rows repeat their time (within a batch), their "metric,entity,"
 	// (every sample) and, for ports, often their value too (an idle
 	// port's queue stays 0 sample after sample), so all three are kept as
-	// text: a batch's time; per metric "metric,"; per port metric and port
-	// the last row's "metric,port,value\n". Flow entities are numbers,
-	// formatted each time: a run may have millions of flows.
+	// text: the last time seen; per metric "metric,"; per port metric and
+	// port the last row's "metric,port,value\n". Flow entities are
+	// numbers, formatted each time: a run may have millions of flows.
+	t      sim.Time
+	tText  []byte
 	metric [][]byte     // "metric," per metric
 	ports  [][]portText // per port metric and port
 }
@@ -150,19 +152,9 @@ type portText struct {
 const seriesFlush = 1 << 16
 
 // NewSeriesWriter writes the header and returns a writer to subscribe to s.
-// It keeps the text of every metric and port from the start, so that the
-// parts of a batch can be formatted at once (sim.TextObserver).
 func NewSeriesWriter(w io.Writer, s *sim.Sim) *SeriesWriter {
 	sw := &SeriesWriter{s: s, w: w, buf: make([]byte, 0, seriesFlush+1024)}
 	sw.buf = append(sw.buf, SeriesHeader+"\n"...)
-	for m := range sim.Metric(s.Metrics()) {
-		sw.metricText(m)
-		if s.PortMetric(m) {
-			for e := range int32(min(s.Ports(), 1<<20)) {
-				sw.makePortText(m, e)
-			}
-		}
-	}
 	return sw
 }
 
@@ -171,36 +163,28 @@ func (sw *SeriesWriter) Observe(batch []sim.Sample) {
 	if sw.err != nil {
 		return
 	}
-	for len(batch) > 0 {
-		n := min(len(batch), 1024) // a few tens of KB at a time
-		sw.buf = sw.AppendText(sw.buf, batch[:n])
-		batch = batch[n:]
-		if len(sw.buf) >= seriesFlush {
-			if _, sw.err = sw.w.Write(sw.buf); sw.err != nil {
+	b := sw.buf
+	for i := range batch {
+		x := &batch[i]
+		if x.T != sw.t || sw.tText == nil {
+			sw.t = x.T
+			sw.tText = append(AppendNanos(sw.tText[:0], x.T), ',')
+		}
+		if len(b) >= seriesFlush {
+			if _, sw.err = sw.w.Write(b); sw.err != nil {
+				sw.buf = b[:0]
 				return
 			}
-			sw.buf = sw.buf[:0]
+			b = b[:0]
 		}
-	}
-}
-
-// AppendText appends the rows of samples to b (sim.TextObserver). It only
-// reads the writer's text of metrics and ports, which NewSeriesWriter
-// made, and writes each port's last row, which no two parts of a batch
-// share; so the parts of one batch may be formatted at once.
-func (sw *SeriesWriter) AppendText(b []byte, samples []sim.Sample) []byte {
-	var t sim.Time
-	var tBuf [32]byte // a time's text and ',': at most 25 bytes
-	var tText []byte
-	for i := range samples {
-		x := &samples[i]
-		if x.T != t || tText == nil {
-			t = x.T
-			tText = append(AppendNanos(tBuf[:0], x.T), ',')
-		}
-		b = append(b, tText...)
+		b = append(b, sw.tText...)
+		var pt *portText
 		if m, e := int(x.Metric), uint(x.Entity); m < len(sw.ports) && e < uint(len(sw.ports[m])) && sw.ports[m][e].row != nil {
-			pt := &sw.ports[m][e]
+			pt = &sw.ports[m][e] // the common case, inline
+		} else {
+			pt = sw.portText(x.Metric, x.Entity)
+		}
+		if pt != nil {
 			if v := math.Float64bits(x.Value); v != pt.bits || len(pt.row) == pt.pre {
 				pt.row = append(appendValue(pt.row[:pt.pre], x.Value), '\n')
 				pt.bits = v
@@ -208,11 +192,7 @@ func (sw *SeriesWriter) AppendText(b []byte, samples []sim.Sample) []byte {
 			b = append(b, pt.row...)
 			continue
 		}
-		if int(x.Metric) < len(sw.metric) && sw.metric[x.Metric] != nil {
-			b = append(b, sw.metric[x.Metric]...)
-		} else {
-			b = append(append(b, sw.s.MetricName(x.Metric)...), ',')
-		}
+		b = append(b, sw.metricText(x.Metric)...)
 		if sw.s.PortMetric(x.Metric) { // a port beyond the cache's range
 			b = append(b, sw.s.PortName(x.Entity)...)
 		} else {
@@ -221,23 +201,7 @@ func (sw *SeriesWriter) AppendText(b []byte, samples []sim.Sample) []byte {
 		b = append(b, ',')
 		b = append(appendValue(b, x.Value), '\n')
 	}
-	return b
-}
-
-// WriteText writes the parts' rows in order (sim.TextObserver).
-func (sw *SeriesWriter) WriteText(parts [][]byte) {
-	if sw.err != nil {
-		return
-	}
-	for _, p := range parts {
-		sw.buf = append(sw.buf, p...)
-	}
-	if len(sw.buf) >= seriesFlush {
-		if _, sw.err = sw.w.Write(sw.buf); sw.err != nil {
-			return
-		}
-		sw.buf = sw.buf[:0]
-	}
+	sw.buf = b
 }
 
 // metricText returns "metric,".
@@ -252,9 +216,14 @@ func (sw *SeriesWriter) metricText(m sim.Metric) []byte {
 	return sw.metric[m]
 }
 
-// makePortText makes port metric m's text for port e.
-func (sw *SeriesWriter) makePortText(m sim.Metric, e int32) {
+// portText makes port metric m's text for port e and returns it, or nil
+// when m is not a port metric (its entities are flows) or e is out of the
+// cached range.
+func (sw *SeriesWriter) portText(m sim.Metric, e int32) *portText {
 	mt := sw.metricText(m)
+	if !sw.s.PortMetric(m) || e < 0 || int(e) >= 1<<20 {
+		return nil
+	}
 	ps := sw.ports[m]
 	for int(e) >= len(ps) {
 		ps = append(ps, portText{})
@@ -263,6 +232,7 @@ func (sw *SeriesWriter) makePortText(m sim.Metric, e int32) {
 	pt := &ps[e]
 	pt.row = append(append(append([]byte(nil), mt...), sw.s.PortName(e)...), ',')
 	pt.pre = len(pt.row)
+	return pt
 }
 
 // appendValue formats v as strconv.FormatFloat(v, 'f', -1, 64) does; whole
