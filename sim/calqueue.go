@@ -20,9 +20,9 @@ import "math/bits"
 // events that come out of order: a 1024-host fabric keeps thousands of
 // events within two link delays, which piles hundreds into each bucket),
 // and it holds more than one event per 4 buckets, it doubles its buckets
-// and halves their width, keeping its span; with fewer than one event per 16 buckets it
-// halves them again. Resizing moves events between buckets but never
-// changes their order. (Growing on the number of events per bucket alone
+// and halves their width, keeping its span; with fewer than one event per
+// 16 buckets it halves them again. Resizing moves events between buckets
+// but never changes their order. (Growing on the number of events per bucket alone
 // costs the smaller fabrics more in scattered buckets than it saves.
 // Events of the same picosecond, which a fabric in lockstep piles up, no
 // width splits: growing for them scattered the wheel over more memory, and

@@ -202,8 +202,8 @@ type mmu struct {
 // Its fields are grouped by who writes them, a cache line (64 bytes) per
 // group, so that in a parallel run the two lanes at the ends of a link
 // between lanes do not pass a line back and forth with every packet that
-// crosses (TestPortLayout checks the groups' offsets; the ports' array,
-// over 32 KB on any fabric run in lanes, starts on a page):
+// crosses (TestPortLayout checks the groups' offsets, and that newPorts
+// starts the array on a line):
 //   - line 0, the link: read by both ends, written only by scripted link
 //     events (never in a parallel run);
 //   - line 1, the wire: written by the link's far end, which is the
