@@ -300,10 +300,11 @@ func (t *telemetry) sample(s *Sim) {
 			b = append(b, Sample{now, MetricDrops, pid, float64(s.ports[pid].st.dropsTick)})
 		}
 	}
-	for i := range s.ports {
-		// written only when set: a write would take the line from the
-		// port's lane's core in a parallel run
-		if st := &s.ports[i].st; st.marksTick != 0 || st.dropsTick != 0 {
+	for _, pid := range t.ports {
+		// only the sampled ports' counts are read (above); written only
+		// when set: a write would take the line from the port's lane's
+		// core in a parallel run
+		if st := &s.ports[pid].st; st.marksTick != 0 || st.dropsTick != 0 {
 			st.marksTick, st.dropsTick = 0, 0
 		}
 	}
