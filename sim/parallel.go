@@ -1,9 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"runtime"
-	"sort"
+	"slices"
 	"sync/atomic"
 )
 
@@ -325,7 +326,7 @@ func (s *Sim) partition(lanes int) ([]int32, string) {
 			load[l] += w[u]
 		}
 	}
-	sort.SliceStable(tops, func(i, j int) bool { return w[tops[i]] > w[tops[j]] })
+	slices.SortStableFunc(tops, func(a, b int32) int { return cmp.Compare(w[b], w[a]) })
 	for _, u := range tops {
 		l := 0
 		for k := range load {
