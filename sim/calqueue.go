@@ -31,8 +31,7 @@ import "math/bits"
 type calQueue struct {
 	shift   uint // bucket width is 1<<shift picoseconds
 	nb      int  // number of buckets, a power of two
-	buckets [][]event
-	heads   []int32 // read position in each bucket
+	buckets []bucket
 	bitmap  []uint64
 	base    Time // start of the current bucket's time range
 	cur     int  // current bucket
@@ -66,17 +65,24 @@ func (q *calQueue) init(width, span Time) {
 	q.far = eventQueue{}
 }
 
+// bucket is a slot of the wheel: its events in order, and the read
+// position. The two share a cache line (two buckets to a line), which an
+// insert into a bucket touches besides the events themselves.
+type bucket struct {
+	ev   []event
+	head int32
+}
+
 // alloc makes nb empty buckets and sets the resize thresholds.
 func (q *calQueue) alloc(nb int) {
 	q.nb = nb
 	// every bucket starts with room for a few events, carved from one array
 	const room = 12
 	store := make([]event, nb*room)
-	q.buckets = make([][]event, nb)
+	q.buckets = make([]bucket, nb)
 	for i := range q.buckets {
-		q.buckets[i] = store[i*room : i*room : (i+1)*room]
+		q.buckets[i].ev = store[i*room : i*room : (i+1)*room]
 	}
-	q.heads = make([]int32, nb)
 	q.bitmap = make([]uint64, nb/64)
 	q.canGrow = nb < maxBuckets && q.shift > 0
 	q.inserts, q.moved = 0, 0
@@ -92,7 +98,7 @@ func (q *calQueue) alloc(nb int) {
 // in the heap.
 func (q *calQueue) resize(grow bool) {
 	q.resizes++
-	old, oldHeads := q.buckets, q.heads
+	old := q.buckets
 	nb := q.nb / 2
 	if grow {
 		nb = q.nb * 2
@@ -106,7 +112,7 @@ func (q *calQueue) resize(grow bool) {
 	q.n = 0
 	limit := q.base + q.span()
 	for i := range old {
-		for _, e := range old[i][oldHeads[i]:] {
+		for _, e := range old[i].ev[old[i].head:] {
 			if e.at >= limit {
 				q.far.pushEvent(e)
 				continue
@@ -139,11 +145,11 @@ func (q *calQueue) push(at Time, k evKind, obj int32, arg uint32) {
 // back.
 func (q *calQueue) rewind(at Time) {
 	for i := range q.buckets {
-		for _, e := range q.buckets[i][q.heads[i]:] {
+		bk := &q.buckets[i]
+		for _, e := range bk.ev[bk.head:] {
 			q.far.pushEvent(e)
 		}
-		q.buckets[i] = q.buckets[i][:0]
-		q.heads[i] = 0
+		bk.ev, bk.head = bk.ev[:0], 0
 	}
 	clear(q.bitmap)
 	q.n = 0
@@ -171,15 +177,16 @@ func (q *calQueue) insert(e event) {
 // it moved (those of its own time no narrower bucket would spare it).
 func (q *calQueue) place(e event) int {
 	i := int(e.at>>q.shift) & (q.nb - 1)
-	b := q.buckets[i]
+	bk := &q.buckets[i]
+	b := bk.ev
 	j := len(b)
 	b = append(b, e)
-	for j > int(q.heads[i]) && e.less(&b[j-1]) {
+	for j > int(bk.head) && e.less(&b[j-1]) {
 		b[j] = b[j-1]
 		j--
 	}
 	b[j] = e
-	q.buckets[i] = b
+	bk.ev = b
 	q.bitmap[i>>6] |= 1 << (i & 63)
 	q.n++
 	moved := len(b) - 1 - j
@@ -194,8 +201,8 @@ func (q *calQueue) pop() event {
 	for {
 		if q.n > 0 {
 			i := q.cur
-			if h := int(q.heads[i]); h < len(q.buckets[i]) {
-				return q.take(i, h)
+			if bk := &q.buckets[i]; int(bk.head) < len(bk.ev) {
+				return q.take(i, int(bk.head))
 			}
 			// advance to the next non-empty bucket of the wheel
 			j := q.next(i)
@@ -218,18 +225,17 @@ func (q *calQueue) pop() event {
 }
 
 func (q *calQueue) take(i, h int) event {
-	b := q.buckets[i]
-	e := b[h]
+	bk := &q.buckets[i]
+	e := bk.ev[h]
 	q.n--
-	if h+1 == len(b) {
-		q.buckets[i] = b[:0]
-		q.heads[i] = 0
+	if h+1 == len(bk.ev) {
+		bk.ev, bk.head = bk.ev[:0], 0
 		q.bitmap[i>>6] &^= 1 << (i & 63)
 		if q.n < q.shrink {
 			q.resize(false)
 		}
 	} else {
-		q.heads[i] = int32(h + 1)
+		bk.head = int32(h + 1)
 	}
 	return e
 }
@@ -260,9 +266,9 @@ func (q *calQueue) next(i int) int {
 // the one pop returns next, unless a push comes first), or nil: a hint for
 // prefetching, not an order.
 func (q *calQueue) peek(k int) *event {
-	i := q.cur
-	if h := int(q.heads[i]) + k; h < len(q.buckets[i]) {
-		return &q.buckets[i][h]
+	bk := &q.buckets[q.cur]
+	if h := int(bk.head) + k; h < len(bk.ev) {
+		return &bk.ev[h]
 	}
 	return nil
 }
@@ -271,16 +277,15 @@ func (q *calQueue) peek(k int) *event {
 // goes to the head of the current bucket).
 func (q *calQueue) unpop(e event) {
 	i := q.cur
-	h := int(q.heads[i])
-	b := q.buckets[i]
-	if h > 0 {
-		b[h-1] = e
-		q.heads[i] = int32(h - 1)
+	bk := &q.buckets[i]
+	if h := int(bk.head); h > 0 {
+		bk.ev[h-1] = e
+		bk.head = int32(h - 1)
 	} else {
-		b = append(b, event{})
+		b := append(bk.ev, event{})
 		copy(b[1:], b)
 		b[0] = e
-		q.buckets[i] = b
+		bk.ev = b
 	}
 	q.bitmap[i>>6] |= 1 << (i & 63)
 	q.n++
@@ -289,12 +294,11 @@ func (q *calQueue) unpop(e event) {
 // peekAt returns the time of the earliest event without moving the wheel.
 func (q *calQueue) peekAt() (Time, bool) {
 	if q.n > 0 {
-		i := q.cur
-		if h := int(q.heads[i]); h < len(q.buckets[i]) {
-			return q.buckets[i][h].at, true
+		if bk := &q.buckets[q.cur]; int(bk.head) < len(bk.ev) {
+			return bk.ev[bk.head].at, true
 		}
-		j := q.next(i)
-		return q.buckets[j][q.heads[j]].at, true
+		bk := &q.buckets[q.next(q.cur)]
+		return bk.ev[bk.head].at, true
 	}
 	if q.far.len() > 0 {
 		return q.far.peekTime(), true
@@ -309,14 +313,14 @@ func (q *calQueue) popUpTo(t Time, k uint64) (event, bool) {
 	for {
 		if q.n > 0 {
 			i := q.cur
-			if h := int(q.heads[i]); h < len(q.buckets[i]) {
-				if e := &q.buckets[i][h]; e.at > t || (e.at == t && e.key > k) {
+			if bk := &q.buckets[i]; int(bk.head) < len(bk.ev) {
+				if bk.ev[bk.head].after(t, k) {
 					return event{}, false
 				}
-				return q.take(i, h), true
+				return q.take(i, int(bk.head)), true
 			}
 			j := q.next(i)
-			if e := &q.buckets[j][q.heads[j]]; e.at > t || (e.at == t && e.key > k) {
+			if bk := &q.buckets[j]; bk.ev[bk.head].after(t, k) {
 				return event{}, false
 			}
 			d := (j - i) & (q.nb - 1)
@@ -326,7 +330,7 @@ func (q *calQueue) popUpTo(t Time, k uint64) (event, bool) {
 			if q.far.len() == 0 {
 				return event{}, false
 			}
-			if e := &q.far.h[0]; e.at > t || (e.at == t && e.key > k) {
+			if q.far.h[0].after(t, k) {
 				return event{}, false
 			}
 			q.base = q.far.peekTime() >> q.shift << q.shift

@@ -40,6 +40,11 @@ func (e *event) less(f *event) bool {
 	return e.at < f.at || (e.at == f.at && e.key < f.key)
 }
 
+// after reports whether e comes after (t, k) in the queue's order.
+func (e *event) after(t Time, k uint64) bool {
+	return e.at > t || (e.at == t && e.key > k)
+}
+
 // eventQueue is a binary min-heap of event values (no pointers, no
 // interfaces): pushing and popping allocate nothing once the slice has grown.
 // The engine uses it behind its calendar queue (calQueue) for far events.
