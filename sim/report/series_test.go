@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"os"
 	"strconv"
@@ -29,28 +30,7 @@ func literalRow(s *sim.Sim, x sim.Sample) string {
 // the edge values repeat, one after another, so that a port's cached row
 // is reused and redone (0 then -0 differ only in their sign bit).
 func TestSeriesWriterMatchesLiteral(t *testing.T) {
-	data, err := os.ReadFile("../../scenarios/library/fattree16-websearch30.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if data, err = scenarios.ApplySets(data, []string{"workload[0].until=500us"}); err != nil {
-		t.Fatal(err)
-	}
-	if data, err = scenarios.SetAlgorithm(data, "dcqcn"); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenarios.Parse(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, _, err := scenarios.Build(sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.New(*cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := websearch16(t)
 	var got, want bytes.Buffer
 	sw := NewSeriesWriter(&got, s)
 	want.WriteString(SeriesHeader + "\n")
@@ -90,6 +70,116 @@ func TestSeriesWriterMatchesLiteral(t *testing.T) {
 		lo := max(0, i-80)
 		t.Fatalf("series.csv differs at byte %d:\ngot  %q\nwant %q", i, g[lo:min(len(g), i+80)], w[lo:min(len(w), i+80)])
 	}
+}
+
+// websearch16 is the 16-host WebSearch scenario under DCQCN, its load
+// cut at 500 µs.
+func websearch16(t *testing.T) *sim.Sim {
+	t.Helper()
+	data, err := os.ReadFile("../../scenarios/library/fattree16-websearch30.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err = scenarios.ApplySets(data, []string{"workload[0].until=500us"}); err != nil {
+		t.Fatal(err)
+	}
+	if data, err = scenarios.SetAlgorithm(data, "dcqcn"); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := scenarios.Build(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.New(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// The rows are written by the writer's goroutine: a write that fails is
+// reported by Flush, whether it is the first or a later one, and stops
+// the formatting (no more is written after it); a writer flushed without
+// an error takes rows again, which the next Flush writes after the others.
+func TestSeriesWriterFlush(t *testing.T) {
+	s := websearch16(t)
+	batch := make([]sim.Sample, 1000) // about 12 kB of rows
+	for i := range batch {
+		batch[i] = sim.Sample{T: sim.Time(i), Metric: 0, Entity: int32(i % 100), Value: float64(i)}
+	}
+	boom := errors.New("disk full")
+	for _, tc := range []struct {
+		name     string
+		okWrites int // writes that succeed before one fails (-1: none fails)
+		batches  int
+	}{
+		{"no write fails", -1, 40},
+		{"the first fails", 0, 40},
+		{"the third fails", 2, 40},
+		{"rows fit the first buffer", -1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &failingWriter{okWrites: tc.okWrites, err: boom}
+			sw := NewSeriesWriter(w, s)
+			var want bytes.Buffer
+			want.WriteString(SeriesHeader + "\n")
+			for range tc.batches {
+				sw.Observe(batch)
+				for _, x := range batch {
+					want.WriteString(literalRow(s, x))
+				}
+			}
+			err := sw.Flush()
+			if tc.okWrites < 0 {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(w.buf.Bytes(), want.Bytes()) {
+					t.Fatalf("wrote %d bytes, want %d", w.buf.Len(), want.Len())
+				}
+				// used again after a Flush
+				sw.Observe(batch[:1])
+				want.WriteString(literalRow(s, batch[0]))
+				if err := sw.Flush(); err != nil || !bytes.Equal(w.buf.Bytes(), want.Bytes()) {
+					t.Fatalf("after a second Flush: err %v, wrote %d bytes, want %d", err, w.buf.Len(), want.Len())
+				}
+				return
+			}
+			if !errors.Is(err, boom) {
+				t.Fatalf("Flush: %v, want %v", err, boom)
+			}
+			if w.writes != tc.okWrites+1 {
+				t.Errorf("%d writes, want %d: the writer went on after the failure", w.writes, tc.okWrites+1)
+			}
+			if !bytes.HasPrefix(want.Bytes(), w.buf.Bytes()) || w.buf.Len() == 0 && tc.okWrites > 0 {
+				t.Errorf("wrote %d bytes that are not the start of the rows", w.buf.Len())
+			}
+			if err := sw.Flush(); !errors.Is(err, boom) {
+				t.Errorf("a second Flush: %v, want %v", err, boom)
+			}
+		})
+	}
+}
+
+// failingWriter keeps what it is given until okWrites writes have
+// succeeded, then fails every write with err (okWrites < 0: never).
+type failingWriter struct {
+	buf      bytes.Buffer
+	okWrites int
+	writes   int
+	err      error
+}
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	if w.okWrites >= 0 && w.writes > w.okWrites {
+		return 0, w.err
+	}
+	return w.buf.Write(p)
 }
 
 type observerFunc func([]sim.Sample)
