@@ -181,20 +181,59 @@ func (q *calQueue) place(e event) int {
 	b := bk.ev
 	j := len(b)
 	b = append(b, e)
-	for j > int(bk.head) && e.less(&b[j-1]) {
+	// most inserts land at or near the end: step back a few places; one
+	// that has further to go (among many events of one time, which a
+	// fabric in lockstep piles up) finds its place by bisection and moves
+	// the rest at once
+	h := int(bk.head)
+	stop := max(h, j-linearSteps)
+	for j > stop && e.less(&b[j-1]) {
 		b[j] = b[j-1]
 		j--
+	}
+	if j == stop && j > h && e.less(&b[j-1]) {
+		j = bisect(b, h, j, e)
 	}
 	b[j] = e
 	bk.ev = b
 	q.bitmap[i>>6] |= 1 << (i & 63)
 	q.n++
-	moved := len(b) - 1 - j
-	for k := j + 1; k < len(b) && b[k].at == e.at; k++ {
-		moved-- // the moved events of e's own time come first
+	// the moved events of e's own time come first: count the others
+	k := j + 1
+	for n := k + linearSteps; k < len(b) && b[k].at == e.at; k++ {
+		if k == n {
+			for hi := len(b); k < hi; {
+				if m := int(uint(k+hi) >> 1); b[m].at == e.at {
+					k = m + 1
+				} else {
+					hi = m
+				}
+			}
+			break
+		}
 	}
-	return moved
+	return len(b) - k
 }
+
+// bisect finds where e goes in b[h:j], all of whose events come after it
+// from b[j-1] on, and moves the events from there up one place (b[j] is
+// free); it returns e's place.
+func bisect(b []event, h, j int, e event) int {
+	lo, hi := h, j-1
+	for lo < hi {
+		if m := int(uint(lo+hi) >> 1); e.less(&b[m]) {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	copy(b[lo+1:j+1], b[lo:j])
+	return lo
+}
+
+// linearSteps is how far an insert steps back one event at a time before
+// it bisects.
+const linearSteps = 8
 
 // pop removes and returns the earliest event; the queue must not be empty.
 func (q *calQueue) pop() event {

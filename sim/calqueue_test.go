@@ -172,6 +172,70 @@ func TestCalendarDoesNotThrash(t *testing.T) {
 	}
 }
 
+// place keeps a bucket in (time, key) order and counts the events of
+// other times it moved, against a literal model (an insertion by linear
+// scan, and a count of the later events of other times), on buckets whose
+// events share few times (long runs of one time, which place bisects) or
+// many, some with a read position past their start (popped events).
+func TestCalendarPlaceMatchesLiteral(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		times int // distinct times in the bucket
+		head  int // events popped from the bucket's start
+	}{
+		{"one time", 1, 0},
+		{"two times", 2, 0},
+		{"few times", 5, 3},
+		{"many times", 1000, 0},
+		{"many times, popped", 1000, 40},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(3, uint64(tc.times)))
+			var q calQueue
+			q.init(1<<20, 1<<30) // every event below in bucket 0
+			var model []event
+			for n := 0; n < 600; n++ {
+				e := event{at: Time(r.IntN(tc.times)) * 7, key: r.Uint64N(1 << 40)}
+				if n == tc.head && n > 0 {
+					// the events so far are popped, as a run pops them;
+					// the later ones come after them
+					q.buckets[0].head = int32(n)
+					model = model[:0]
+				}
+				if n >= tc.head {
+					e.at += 1 << 18
+				}
+				// the model: insert after every event before e, count the
+				// events of other times after it
+				j := 0
+				for j < len(model) && model[j].less(&e) {
+					j++
+				}
+				model = append(model[:j], append([]event{e}, model[j:]...)...)
+				want := 0
+				for _, f := range model[j+1:] {
+					if f.at != e.at {
+						want++
+					}
+				}
+				if got := q.place(e); got != want {
+					t.Fatalf("insert %d: moved %d events of other times, want %d", n, got, want)
+				}
+				bk := &q.buckets[0]
+				got := bk.ev[bk.head:]
+				if len(got) != len(model) {
+					t.Fatalf("insert %d: bucket holds %d events, want %d", n, len(got), len(model))
+				}
+				for i := range got {
+					if got[i] != model[i] {
+						t.Fatalf("insert %d: event %d is %+v, want %+v", n, i, got[i], model[i])
+					}
+				}
+			}
+		})
+	}
+}
+
 // peekAt and popUpTo (the parallel lanes' window loop) agree with the heap:
 // peekAt names the earliest event without taking it, and popUpTo takes it
 // only when it comes no later than the bound, never moving the wheel past
