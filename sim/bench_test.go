@@ -207,21 +207,8 @@ func BenchmarkScaling(b *testing.B) {
 // scaling is one line of BenchmarkScaling, in one lane or in as many as
 // SuggestLanes gives for GOMAXPROCS.
 func scaling(b *testing.B, k int, auto bool) {
-	tp := fatTreeK(k, 100e9, sim.Microsecond)
-	cfg := algoConfig(b, tp, "hpcc", 100e9, nil)
-	cfg.Host.MTU = 4000
+	cfg := scalingConfig(b, k)
 	n := k * k * k / 4
-	r := rand.New(rand.NewPCG(19, uint64(k)))
-	perm := r.Perm(n)
-	for i := range perm { // a derangement: shift fixed points
-		if perm[i] == i {
-			j := (i + 1) % n
-			perm[i], perm[j] = perm[j], perm[i]
-		}
-	}
-	for i := 0; i < n; i++ {
-		cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), fmt.Sprintf("h%d", perm[i]), 2_000_000, 0))
-	}
 	var ev uint64
 	lanes := 1
 	l3 := l3Now()
@@ -247,6 +234,42 @@ func scaling(b *testing.B, k int, auto bool) {
 	b.ReportMetric(float64(ev), "events")
 	b.ReportMetric(float64(ev)/float64(dataPackets(cfg)), "events/pkt")
 	b.ReportMetric(wall*1e9/float64(ev), "ns/event")
+}
+
+// scalingConfig is BenchmarkScaling's run on the k-ary fat-tree.
+func scalingConfig(b *testing.B, k int) sim.Config {
+	tp := fatTreeK(k, 100e9, sim.Microsecond)
+	cfg := algoConfig(b, tp, "hpcc", 100e9, nil)
+	cfg.Host.MTU = 4000
+	n := k * k * k / 4
+	r := rand.New(rand.NewPCG(19, uint64(k)))
+	perm := r.Perm(n)
+	for i := range perm { // a derangement: shift fixed points
+		if perm[i] == i {
+			j := (i + 1) % n
+			perm[i], perm[j] = perm[j], perm[i]
+		}
+	}
+	for i := 0; i < n; i++ {
+		cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), fmt.Sprintf("h%d", perm[i]), 2_000_000, 0))
+	}
+	return cfg
+}
+
+// BenchmarkNew is the set-up of BenchmarkScaling's runs (sim.New: the
+// routing table, nodes × hosts, and the maximum base RTT over host pairs),
+// which no lane shares.
+func BenchmarkNew(b *testing.B) {
+	for _, k := range []int{8, 16} {
+		b.Run(fmt.Sprintf("hosts=%d", k*k*k/4), func(b *testing.B) {
+			cfg := scalingConfig(b, k)
+			for b.Loop() {
+				if _, err := sim.New(cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
 
 // BenchmarkLanes times issue 19's three runs in one lane and in as many as

@@ -1,5 +1,7 @@
 package sim
 
+import "fmt"
+
 // Test hooks: the benchmarks in package sim_test measure the bare event
 // queue against the engine in the same run.
 
@@ -65,4 +67,91 @@ func (s *Sim) Loads() map[string]float64 {
 		m[s.nodes[u].name] = w
 	}
 	return m
+}
+
+// RoutingDiff compares the routing table with the literal computation it
+// replaces (a breadth-first search from every host over the ports that
+// are up, then every node's next hops towards every host), and says where
+// they first differ ("" when they agree).
+func (s *Sim) RoutingDiff() string {
+	nNodes, nHosts := len(s.nodes), len(s.hosts)
+	dist := make([]int32, nHosts*nNodes)
+	for hi, h := range s.hosts {
+		d := dist[hi*nNodes : (hi+1)*nNodes]
+		for i := range d {
+			d[i] = -1
+		}
+		d[h] = 0
+		queue := []int32{h}
+		for qi := 0; qi < len(queue); qi++ {
+			u := queue[qi]
+			for _, pid := range s.nodes[u].ports {
+				p := &s.ports[pid]
+				if !p.up || d[p.peer] >= 0 {
+					continue
+				}
+				d[p.peer] = d[u] + 1
+				if s.nodes[p.peer].kind == Switch {
+					queue = append(queue, p.peer)
+				}
+			}
+		}
+	}
+	var off, ports []int32
+	for u := 0; u < nNodes; u++ {
+		for hi := 0; hi < nHosts; hi++ {
+			off = append(off, int32(len(ports)))
+			du := dist[hi*nNodes+u]
+			if du <= 0 {
+				continue
+			}
+			for _, pid := range s.nodes[u].ports {
+				p := &s.ports[pid]
+				if !p.up {
+					continue
+				}
+				if dist[hi*nNodes+int(p.peer)] == du-1 && (s.nodes[p.peer].kind == Switch || p.peer == s.hosts[hi]) {
+					ports = append(ports, pid)
+				}
+			}
+		}
+	}
+	off = append(off, int32(len(ports)))
+	for _, c := range []struct {
+		name      string
+		got, want []int32
+	}{{"dist", s.rt.dist, dist}, {"off", s.rt.off, off}, {"ports", s.rt.ports, ports}} {
+		if len(c.got) != len(c.want) {
+			return fmt.Sprintf("%s: %d entries, want %d", c.name, len(c.got), len(c.want))
+		}
+		for i := range c.got {
+			if c.got[i] != c.want[i] {
+				return fmt.Sprintf("%s[%d] = %d, want %d", c.name, i, c.got[i], c.want[i])
+			}
+		}
+	}
+	return ""
+}
+
+// LiteralBaseRTTs is the maximum base RTT and BDP over all host pairs,
+// each pair's path walked on its own (pathTo), as computeBaseRTTs gives
+// them.
+func (s *Sim) LiteralBaseRTTs() (Time, int64) {
+	var rtt Time
+	var bdp int64
+	for _, a := range s.hosts {
+		for _, b := range s.hosts {
+			if a == b {
+				continue
+			}
+			pi, ok := s.pathTo(a, b)
+			if !ok {
+				continue
+			}
+			r := 2*pi.delay + pi.tx
+			rtt = max(rtt, r)
+			bdp = max(bdp, mulDiv(int64(r), pi.bw, 8*int64(Second)))
+		}
+	}
+	return rtt, bdp
 }
