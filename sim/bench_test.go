@@ -33,18 +33,24 @@ func incast64(b testing.TB) sim.Config {
 	return cfg
 }
 
-func permutationK8(b testing.TB) sim.Config {
-	tp := fatTreeK(8, 100e9, sim.Microsecond)
-	cfg := baseConfig(b, tp, noneAlgo(b, 1))
-	r := rand.New(rand.NewPCG(1, 2))
-	n := 128
+// derangement is a random permutation of 0..n-1 with no fixed point (each
+// fixed point swapped with the next place).
+func derangement(r *rand.Rand, n int) []int {
 	perm := r.Perm(n)
-	for i := 0; i < n; i++ { // a derangement: shift fixed points
+	for i := range perm {
 		if perm[i] == i {
 			j := (i + 1) % n
 			perm[i], perm[j] = perm[j], perm[i]
 		}
 	}
+	return perm
+}
+
+func permutationK8(b testing.TB) sim.Config {
+	tp := fatTreeK(8, 100e9, sim.Microsecond)
+	cfg := baseConfig(b, tp, noneAlgo(b, 1))
+	n := 128
+	perm := derangement(rand.New(rand.NewPCG(1, 2)), n)
 	for i := 0; i < n; i++ {
 		cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), fmt.Sprintf("h%d", perm[i]), 2_000_000, 0))
 	}
@@ -242,14 +248,7 @@ func scalingConfig(b *testing.B, k int) sim.Config {
 	cfg := algoConfig(b, tp, "hpcc", 100e9, nil)
 	cfg.Host.MTU = 4000
 	n := k * k * k / 4
-	r := rand.New(rand.NewPCG(19, uint64(k)))
-	perm := r.Perm(n)
-	for i := range perm { // a derangement: shift fixed points
-		if perm[i] == i {
-			j := (i + 1) % n
-			perm[i], perm[j] = perm[j], perm[i]
-		}
-	}
+	perm := derangement(rand.New(rand.NewPCG(19, uint64(k))), n)
 	for i := 0; i < n; i++ {
 		cfg.Flows = append(cfg.Flows, tp.flow(fmt.Sprintf("h%d", i), fmt.Sprintf("h%d", perm[i]), 2_000_000, 0))
 	}
