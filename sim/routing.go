@@ -83,7 +83,7 @@ func (r *routing) compute(s *Sim) {
 			}
 			for _, l := range links {
 				dv := distT[int(l.peer)*nHosts+hi]
-				if dv == du[hi]-1 && (l.peerHost < 0 || int(l.peerHost) == hi) {
+				if l.nextHop(du[hi], dv, hi) {
 					r.ports = append(r.ports, l.pid)
 				}
 			}
@@ -97,6 +97,13 @@ func (r *routing) compute(s *Sim) {
 // its far end, and that node's host index (-1: a switch).
 type upLink struct {
 	pid, peer, peerHost int32
+}
+
+// nextHop reports whether link l of a node at distance du from host hi
+// is a next hop towards it: l leads one hop closer (its far end is at dv),
+// to a switch or to that host (hosts do not relay).
+func (l *upLink) nextHop(du, dv int32, hi int) bool {
+	return dv == du-1 && (l.peerHost < 0 || int(l.peerHost) == hi)
 }
 
 // upLinks lists every node's ports that are up, in port order: node u's are
@@ -322,14 +329,14 @@ func (s *Sim) computeBaseRTTs() {
 		mark := int32(di) + 1
 		dist := r.dist[di*nNodes : (di+1)*nNodes]
 		// first is pathTo's next hop from u: the first link of u that the
-		// routing table lists towards b (routing.compute's test), or -1
+		// routing table lists towards b, or -1
 		first := func(u int32) int32 {
 			du := dist[u]
 			if du <= 0 {
 				return -1
 			}
 			for _, l := range r.adj[r.adjOff[u]:r.adjOff[u+1]] {
-				if dist[l.peer] == du-1 && (l.peerHost < 0 || int(l.peerHost) == di) {
+				if l.nextHop(du, dist[l.peer], di) {
 					return l.pid
 				}
 			}
