@@ -226,6 +226,9 @@ func runToDir(ctx context.Context, c *runs.Compiled, dir string, progress io.Wri
 	}
 	defer seriesFile.Close()
 	sw := report.NewSeriesWriter(seriesFile, s)
+	// on every path, the writer's goroutine ends before the file closes
+	// (deferred calls run last first; a second Flush writes nothing)
+	defer sw.Flush()
 	s.Subscribe(sw)
 
 	st := &cliStepper{ctx: ctx, progress: progress, start: time.Now()}

@@ -147,6 +147,10 @@ func TestSeriesWriterFlush(t *testing.T) {
 				if err := sw.Flush(); err != nil || !bytes.Equal(w.buf.Bytes(), want.Bytes()) {
 					t.Fatalf("after a second Flush: err %v, wrote %d bytes, want %d", err, w.buf.Len(), want.Len())
 				}
+				// a Flush with nothing new (runToDir's deferred one) writes nothing
+				if err := sw.Flush(); err != nil || !bytes.Equal(w.buf.Bytes(), want.Bytes()) {
+					t.Fatalf("after a Flush with nothing new: err %v, wrote %d bytes, want %d", err, w.buf.Len(), want.Len())
+				}
 				return
 			}
 			if !errors.Is(err, boom) {
