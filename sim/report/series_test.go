@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"strconv"
@@ -69,6 +70,59 @@ func TestSeriesWriterMatchesLiteral(t *testing.T) {
 		}
 		lo := max(0, i-80)
 		t.Fatalf("series.csv differs at byte %d:\ngot  %q\nwant %q", i, g[lo:min(len(g), i+80)], w[lo:min(len(w), i+80)])
+	}
+}
+
+// A batch with the rows and values of the one before, all at one time, is
+// written as that batch's text with its times replaced: the writer must
+// still print what the literal formatting does when the times' text
+// changes length, when a value, an entity or a metric changes, when a row
+// is added or dropped, and when a batch has rows of two times.
+func TestSeriesWriterRepeats(t *testing.T) {
+	s := websearch16(t)
+	rows := func(at sim.Time, vals ...float64) []sim.Sample {
+		var b []sim.Sample
+		for i, v := range vals {
+			b = append(b, sim.Sample{T: at, Metric: sim.Metric(i % 2), Entity: int32(i), Value: v})
+		}
+		return b
+	}
+	negZero := math.Copysign(0, -1)
+	type seq [][]sim.Sample
+	for _, tc := range []struct {
+		name    string
+		batches seq
+	}{
+		{"idle, times of one length", seq{rows(10_000_000, 0, 0, 5), rows(20_000_000, 0, 0, 5), rows(30_000_000, 0, 0, 5)}},
+		{"idle, times growing a digit", seq{rows(999_999, 1, 2), rows(1_000_000, 1, 2), rows(1_000_001, 1, 2), rows(99_999_000, 1, 2), rows(100_000_000, 1, 2)}},
+		{"idle, times shrinking (fractions)", seq{rows(1_000_500, 1), rows(1_001_000, 1), rows(1_001_250, 1), rows(1_001_251, 1)}},
+		{"a value changes", seq{rows(1000, 0, 0, 0), rows(2000, 0, 7, 0), rows(3000, 0, 7, 0), rows(4000, 0, 0, 0)}},
+		{"zero's sign, NaN", seq{rows(1000, 0), rows(2000, negZero), rows(3000, negZero), rows(4000, 0), rows(5000, math.NaN()), rows(6000, math.NaN())}},
+		{"a row more, a row less", seq{rows(1000, 1, 2), rows(2000, 1, 2, 3), rows(3000, 1, 2), rows(4000, 1, 2)}},
+		{"another entity", seq{rows(1000, 4, 4), {{T: 2000, Metric: 0, Entity: 0, Value: 4}, {T: 2000, Metric: 1, Entity: 3, Value: 4}}, rows(3000, 4, 4)}},
+		{"another metric", seq{rows(1000, 4, 4), {{T: 2000, Metric: 1, Entity: 0, Value: 4}, {T: 2000, Metric: 1, Entity: 1, Value: 4}}, rows(3000, 4, 4)}},
+		{"two times in a batch", seq{{{T: 1000, Entity: 0, Value: 1}, {T: 1500, Entity: 1, Value: 1}}, {{T: 2000, Entity: 0, Value: 1}, {T: 2500, Entity: 1, Value: 1}}, {{T: 3000, Entity: 0, Value: 1}, {T: 3000, Entity: 1, Value: 1}}, {{T: 4000, Entity: 0, Value: 1}, {T: 4000, Entity: 1, Value: 1}},
+			{{T: 5000, Entity: 0, Value: 1}, {T: 5500, Entity: 1, Value: 1}}, {{T: 6500, Entity: 0, Value: 1}, {T: 6000, Entity: 1, Value: 1}}, {{T: 7000, Entity: 0, Value: 1}, {T: 7000, Entity: 1, Value: 1}}}},
+		{"the same time again", seq{rows(1000, 3), rows(1000, 3), rows(1000, 3)}},
+		{"an empty batch between", seq{rows(1000, 3), nil, rows(2000, 3)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got, want bytes.Buffer
+			sw := NewSeriesWriter(&got, s)
+			want.WriteString(SeriesHeader + "\n")
+			for _, b := range tc.batches {
+				for _, x := range b {
+					want.WriteString(literalRow(s, x))
+				}
+				sw.Observe(b)
+			}
+			if err := sw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Fatalf("got\n%s\nwant\n%s", got.String(), want.String())
+			}
+		})
 	}
 }
 
@@ -189,3 +243,34 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 type observerFunc func([]sim.Sample)
 
 func (f observerFunc) Observe(b []sim.Sample) { f(b) }
+
+// BenchmarkSeriesWriter formats samples of 176 port rows, as the 16-host
+// replay's: busy (every value changes from one sample to the next) and
+// idle (none does, as after the last flow ends).
+func BenchmarkSeriesWriter(b *testing.B) {
+	s := websearch16(&testing.T{})
+	for _, idle := range []bool{false, true} {
+		name := "busy"
+		if idle {
+			name = "idle"
+		}
+		b.Run(name, func(b *testing.B) {
+			batch := make([]sim.Sample, 176)
+			sw := NewSeriesWriter(io.Discard, s)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				for k := range batch {
+					v := float64(k % 7)
+					if !idle {
+						v = float64(i*31 + k)
+					}
+					batch[k] = sim.Sample{T: sim.Time(12_840_000_000 + i*10_000_000), Metric: sim.Metric(k / 64), Entity: int32(k % 64), Value: v}
+				}
+				sw.Observe(batch)
+			}
+			if err := sw.Flush(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}
