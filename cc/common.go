@@ -42,7 +42,7 @@ func pace(env Env, rate float64, window bool, maxBDP int64, lineRate float64) {
 	}
 }
 
-func clamp(v, lo, hi float64) float64 { return math.Max(lo, math.Min(hi, v)) }
+func clamp(v, lo, hi float64) float64 { return max(lo, min(hi, v)) }
 
 // Param constructors keep the registry tables short and uniform.
 

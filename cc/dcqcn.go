@@ -250,9 +250,9 @@ func (d *dcqcn) OnTimer(env Env, slot int) {
 		switch {
 		case d.stage < d.fastRecovery: // fast recovery
 		case d.stage == d.fastRecovery: // active increase
-			d.target = math.Min(d.target+d.ai, d.lineRate)
+			d.target = min(d.target+d.ai, d.lineRate)
 		default: // hyper increase
-			d.target = math.Min(d.target+d.hai, d.lineRate)
+			d.target = min(d.target+d.hai, d.lineRate)
 		}
 		d.rate = d.rate/2 + d.target/2
 		d.stage++
@@ -275,7 +275,7 @@ func (d *dcqcn) decreaseDue(now Time) bool {
 // what follows it: fast recovery starts over and the increase timer is
 // armed from now.
 func (d *dcqcn) cut(env Env, now Time, alpha float64) {
-	d.rate = math.Max(d.minRate, d.rate*(1-alpha/2))
+	d.rate = max(d.minRate, d.rate*(1-alpha/2))
 	d.stage = 0
 	d.decCNP = false
 	env.SetTimer(dcqcnIncrease, now+d.tInc)

@@ -2,7 +2,6 @@ package cc
 
 import (
 	"fmt"
-	"math"
 )
 
 // DCTCP in the hardware, rate-based form HPCC's simulator envisions
@@ -100,7 +99,7 @@ func (d *dctcp) OnAck(env Env, a *Ack) {
 		if d.lastUpdate == 0 {
 			d.batch = a.SndNxt/d.mtu + 1
 		} else {
-			frac := math.Min(1, float64(d.ecnCount)/float64(d.batch))
+			frac := min(1, float64(d.ecnCount)/float64(d.batch))
 			d.alpha = (1-d.g)*d.alpha + d.g*frac
 			d.ecnCount = 0
 			d.batch = (a.SndNxt-a.Seq)/d.mtu + 1
@@ -113,13 +112,13 @@ func (d *dctcp) OnAck(env Env, a *Ack) {
 	}
 	changed := false
 	if ece && !d.cwr {
-		d.rate = math.Max(d.minRate, d.rate*(1-d.alpha/2))
+		d.rate = max(d.minRate, d.rate*(1-d.alpha/2))
 		d.cwr = true
 		d.highSeq = a.SndNxt
 		changed = true
 	}
 	if !d.cwr && newBatch {
-		d.rate = math.Min(d.lineRate, d.rate+d.ai)
+		d.rate = min(d.lineRate, d.rate+d.ai)
 		changed = true
 	}
 	if changed {

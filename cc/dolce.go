@@ -2,7 +2,6 @@ package cc
 
 import (
 	"fmt"
-	"math"
 )
 
 // Dolce-RC (Ye, Lin, Cai, Zhou, He, Lui, "Data-Driven Rate Control for RDMA
@@ -293,7 +292,7 @@ func (d *dolce) OnTimer(env Env, slot int) {
 	// the revised cut (eqs. 1, 2) with the arm in force: the target rule
 	// is Dolce-RC's own, the cut is DCQCN's with the arm's alpha
 	arm := d.l.arm
-	d.target = math.Min(d.beta[arm]*d.rate, d.lineRate)
+	d.target = min(d.beta[arm]*d.rate, d.lineRate)
 	d.cut(env, now, d.alpha[arm])
 }
 

@@ -213,11 +213,11 @@ func (d *dolcePlus) complete(env Env, m *dolcePlusMsg) {
 	ideal := d.baseRTT + Time(float64((size+pkts*d.header)*8)/d.lineRate*float64(Second))
 	ratio := 1.0
 	if mct > 0 {
-		ratio = math.Min(1, float64(ideal)/float64(mct))
+		ratio = min(1, float64(ideal)/float64(mct))
 	}
 	ecn := 0.0
 	if m.pkts > 0 {
-		ecn = math.Min(1, float64(m.marked)/float64(m.pkts))
+		ecn = min(1, float64(m.marked)/float64(m.pkts))
 	}
 	x := clamp(ratio*math.Pow(1-ecn, float64(m.arm)), 0, 1)
 	d.l.bandit.Update(m.arm, x)

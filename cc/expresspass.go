@@ -1,7 +1,5 @@
 package cc
 
-import "math"
-
 // ExpressPass (Cho, Jang, Han, SIGCOMM 2017), with the defaults of its
 // paper and its ns-2 code (kaist-ina/ns2-xpass): the sender asks its
 // receiver for credits; the receiver paces credits to the sender, each of
@@ -328,11 +326,11 @@ func (r *xpReceiver) update(env ReceiverEnv, f *xpFlow) {
 		f.rate = (1-f.w)*f.rate + f.w*(1+target)
 	} else {
 		f.rate = f.rate * (1 - loss) * (1 + target)
-		f.w = math.Max(f.w/2, r.p.Get("wMin"))
+		f.w = max(f.w/2, r.p.Get("wMin"))
 		f.increasing = false
 	}
 	// at least one credit per update period
-	f.rate = math.Max(f.rate, f.gapMax/float64(f.rtt))
+	f.rate = max(f.rate, f.gapMax/float64(f.rtt))
 	f.total, f.dropped = 0, 0
 	f.mark = f.seq
 	f.lastUpdate = env.Now()

@@ -187,14 +187,14 @@ func (f *fdcc) SetParam(env Env, name string, v float64) error {
 		return &ParamError{Param: name, Msg: "unknown parameter of fdcc"}
 	}
 	if name == "maxWindow" && f.started {
-		f.win = math.Min(f.win, f.maxWindow())
+		f.win = min(f.win, f.maxWindow())
 		f.apply(env)
 	}
 	return nil
 }
 
 func (f *fdcc) maxWindow() float64 {
-	return math.Max(f.maxWin*float64(f.info.MaxBDP), float64(f.info.MTU))
+	return max(f.maxWin*float64(f.info.MaxBDP), float64(f.info.MTU))
 }
 
 func (f *fdcc) Start(env Env) {
@@ -210,7 +210,7 @@ func (f *fdcc) Start(env Env) {
 }
 
 func (f *fdcc) apply(env Env) {
-	f.rate = math.Min(f.win*8*float64(Second)/float64(f.info.BaseRTT), float64(f.info.LineRate))
+	f.rate = min(f.win*8*float64(Second)/float64(f.info.BaseRTT), float64(f.info.LineRate))
 	env.SetRate(rateBps(f.rate))
 	env.SetWindow(max(int64(f.win), 1))
 }
@@ -243,13 +243,13 @@ func (f *fdcc) OnAck(env Env, a *Ack) {
 		}
 		f.lastM = m
 		f.lastOut = out
-		w := math.Min(f.win*m, f.maxWindow())
+		w := min(f.win*m, f.maxWindow())
 		if f.floorPkts {
 			w = math.Floor(w/float64(f.info.MTU)) * float64(f.info.MTU)
 		} else {
 			w = math.Floor(w)
 		}
-		f.win = math.Max(w, float64(f.info.MTU))
+		f.win = max(w, float64(f.info.MTU))
 		f.apply(env)
 		env.Gauge(fdccSeriesAction, m)
 	}
@@ -309,7 +309,7 @@ func (f *fdcc) observe(now, rtt Time, a *Ack) (draining bool, n float64) {
 	c := f.clip
 	f.obs = [fdccObs]float64{
 		finite(rttN, c), finite(q, c), finite(sw, c), finite(good, c),
-		finite(dRTT, c), finite(dQ, c), finite(f.rate/float64(f.info.LineRate), c), finite(f.lastOut/math.Max(f.limit, 1e-300), c),
+		finite(dRTT, c), finite(dQ, c), finite(f.rate/float64(f.info.LineRate), c), finite(f.lastOut/max(f.limit, 1e-300), c),
 	}
 	draining = q+sw-1 > f.drain
 	if f.steps > 0 {
@@ -318,9 +318,9 @@ func (f *fdcc) observe(now, rtt Time, a *Ack) (draining bool, n float64) {
 			f.reward = -rttN
 		case f.share:
 			x := good * n
-			f.reward = x + 1/math.Max(rttN, 1e-9) - (x-1)*(x-1)
+			f.reward = x + 1/max(rttN, 1e-9) - (x-1)*(x-1)
 		default:
-			f.reward = good + 1/math.Max(rttN, 1e-9) - (good-1/n)*(good-1/n)
+			f.reward = good + 1/max(rttN, 1e-9) - (good-1/n)*(good-1/n)
 		}
 		f.reward = finite(f.reward, 1e6)
 	}

@@ -2,7 +2,6 @@ package cc
 
 import (
 	"fmt"
-	"math"
 )
 
 // HPCC as HPCC's simulator implements it (rdma-hw.cc HandleAckHp,
@@ -164,11 +163,11 @@ func (h *hpcc) update(env Env, a *Ack, fast bool) {
 			continue // no time has passed at this hop: nothing to measure
 		}
 		txRate := float64(cur.TxBytes-p.TxBytes) * 8 / (tau / float64(Second))
-		q := math.Min(float64(cur.Qlen), float64(p.Qlen))
+		q := min(float64(cur.Qlen), float64(p.Qlen))
 		u := txRate/float64(cur.Rate) + q*h.lineRate/(float64(cur.Rate)*float64(h.maxBDP))
 		updated[i], updatedAny = true, true
 		if h.perHop {
-			t := math.Min(tau, base)
+			t := min(tau, base)
 			hs := &h.hop[i]
 			hs.u = (hs.u*(base-t) + u*t) / base
 		} else if u > maxU {
@@ -189,12 +188,12 @@ func (h *hpcc) update(env Env, a *Ack, fast bool) {
 		for i := range ints {
 			hs := &h.hop[i]
 			if !updated[i] {
-				rate = math.Min(rate, hs.rc)
+				rate = min(rate, hs.rc)
 				continue
 			}
 			r, stage := h.step(hs.rc, hs.u, hs.incStage)
-			rate = math.Min(rate, r)
-			gauge = math.Max(gauge, hs.u)
+			rate = min(rate, r)
+			gauge = max(gauge, hs.u)
 			if !fast {
 				hs.rc, hs.incStage = r, stage
 			}
@@ -202,7 +201,7 @@ func (h *hpcc) update(env Env, a *Ack, fast bool) {
 		h.rate = rate
 		env.Gauge(0, gauge)
 	} else {
-		t := math.Min(dt, base)
+		t := min(dt, base)
 		h.u = (h.u*(base-t) + maxU*t) / base
 		rate, stage := h.step(h.rc, h.u, h.incStage)
 		h.rate = rate

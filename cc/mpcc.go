@@ -268,7 +268,7 @@ func (m *mpcc) apply(env Env) {
 		env.SetRate(Unlimited)
 		return
 	}
-	env.SetRate(rateBps(math.Min(m.lineRate, m.lineRate*math.Max(m.w, m.floor())/m.pbd)))
+	env.SetRate(rateBps(min(m.lineRate, m.lineRate*max(m.w, m.floor())/m.pbd)))
 }
 
 // record closes a step of length dt with the window now in effect.
@@ -302,7 +302,7 @@ func (m *mpcc) OnAck(env Env, a *Ack) {
 	per := float64(max(a.Packets, 1)) // packets this ACK covers (host.ackEvery)
 	// the model's interval for the steps ahead (A.1); the step this ACK
 	// closes is recorded with its measured length, A.2's definition
-	dt := per * m.pkt * d / math.Max(m.w, m.floor())
+	dt := per * m.pkt * d / max(m.w, m.floor())
 	m.acks++
 	if m.acks >= m.every {
 		m.acks = 0
@@ -344,7 +344,7 @@ func (m *mpcc) control(env Env, hops []IntHop, dt float64, tau int) {
 	// eq. 3.7, each step by eq. 3.5 with its own Δt, at today's N and R_out
 	sdt, sdtw := m.recent(tau)
 	x := float64(q) + (n*m.lineRate*sdtw/m.pbd-rOut*sdt)/8
-	x = math.Max(x, 0)
+	x = max(x, 0)
 	env.Gauge(mpccSeriesQInt, float64(q))
 	env.Gauge(mpccSeriesQPred, x)
 	env.Gauge(mpccSeriesN, n)
@@ -389,7 +389,7 @@ func (m *mpcc) empty(env Env, hops []IntHop) {
 	env.Gauge(mpccSeriesN, n)
 	env.Gauge(mpccSeriesWFair, wf)
 	if m.growOnEmpty && m.w < wf {
-		m.w = math.Min(wf, m.pbd)
+		m.w = min(wf, m.pbd)
 		m.apply(env)
 	}
 }
@@ -476,8 +476,8 @@ func mpccFeasible(p int, b, x, n, pbd, wf, sigma float64) bool {
 	tol := 1e-9 * (math.Abs(floor) + math.Abs(ceil) + 1)
 	rlo, rhi := 0.0, 0.0
 	for i := 0; i < p; i++ {
-		rlo = math.Max(rlo+lo, floor)
-		rhi = math.Min(rhi+hi, ceil)
+		rlo = max(rlo+lo, floor)
+		rhi = min(rhi+hi, ceil)
 		if rlo > rhi+tol {
 			return false
 		}

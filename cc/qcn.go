@@ -168,7 +168,7 @@ func (c *qcnCP) fb(q int64) int {
 	if fbMax <= 0 {
 		fbMax = c.qeq * (2*c.w + 1)
 	}
-	return int(math.Min(63, math.Floor(64*f/fbMax)))
+	return int(min(63, math.Floor(64*f/fbMax)))
 }
 
 func (c *qcnCP) OnEnqueue(env CPEnv, qlen, pkt int64) (int, bool) {
@@ -305,7 +305,7 @@ func (r *qcnRP) OnQCN(env Env, fb QCNFeedback) {
 		r.rt = r.rc
 	}
 	// the standard's minimum decrease factor: one cut at most halves the rate
-	r.rc = math.Max(r.minRate, r.rc*(1-math.Min(0.5, r.gd*float64(fb.Fb))))
+	r.rc = max(r.minRate, r.rc*(1-min(0.5, r.gd*float64(fb.Fb))))
 	if !keep {
 		r.bc = r.byteCounter
 		r.bcStage, r.tStage = 0, 0
@@ -351,7 +351,7 @@ func (r *qcnRP) OnTimer(env Env, slot int) {
 func (r *qcnRP) increase(env Env) {
 	r.cutPending = false
 	if r.aimd {
-		r.rc = math.Min(r.lineRate, r.rc+r.rai)
+		r.rc = min(r.lineRate, r.rc+r.rai)
 	} else {
 		inc := 0.0
 		f := r.fastRecovery
@@ -364,9 +364,9 @@ func (r *qcnRP) increase(env Env) {
 		if r.targetReduction && (r.bcStage == 1 || r.tStage == 1) && r.rt > 10*r.rc {
 			r.rt /= 8
 		} else {
-			r.rt = math.Min(r.lineRate, r.rt+inc)
+			r.rt = min(r.lineRate, r.rt+inc)
 		}
-		r.rc = math.Min(r.lineRate, (r.rc+r.rt)/2)
+		r.rc = min(r.lineRate, (r.rc+r.rt)/2)
 	}
 	if r.rc >= r.lineRate {
 		r.active = false // back at line rate: release the limiter

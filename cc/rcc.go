@@ -332,7 +332,7 @@ func (r *RccReceiver) account(now Time, bytes float64, T Time) float64 {
 		return r.sinceActive * float64(T) / float64(el)
 	}
 	f := float64(now-r.winStart) / float64(T)
-	return r.cur + r.prev*math.Max(0, 1-f)
+	return r.cur + r.prev*max(0, 1-f)
 }
 
 // OnRx counts a packet the host received that is not one of this
@@ -402,7 +402,7 @@ func (r *RccReceiver) FairShare(rtt Time) float64 {
 	if n < 1 {
 		n = 1
 	}
-	return math.Max(r.minWin, r.ewaScale*bdp/float64(n))
+	return max(r.minWin, r.ewaScale*bdp/float64(n))
 }
 
 // LastHop is the congestion-type test: B_R ≥ η·C·T.
@@ -439,7 +439,7 @@ func (r *RccReceiver) decide(f *rccFlow, now, sample, b, rtt Time, br float64, T
 		f.nextUpdate = now
 	}
 	if r.perRTT && now < f.nextUpdate {
-		f.w = math.Max(r.minWin, math.Min(f.w, fair))
+		f.w = max(r.minWin, min(f.w, fair))
 		return f.w
 	}
 	// the update timer runs at the connection's own round (twice its base

@@ -155,7 +155,7 @@ func (r *rlcc) OnAck(env Env, a *Ack) {
 	}
 	line := float64(r.info.LineRate)
 	infl := float64(rtt) / float64(r.info.BaseRTT)
-	rr := (math.Max(infl-r.beta, 0)*math.Sqrt(r.rate/line) - r.target) * r.scale
+	rr := (max(infl-r.beta, 0)*math.Sqrt(r.rate/line) - r.target) * r.scale
 	r.obs = [rlccObs]float64{r.lastM, finite(rr, 1e6)}
 	if r.steps > 0 {
 		r.reward = -math.Abs(r.obs[1])
@@ -171,7 +171,7 @@ func (r *rlcc) OnAck(env Env, a *Ack) {
 	} else {
 		m := multiplier(out, r.inc, r.dec)
 		r.lastM, r.lastOut = m, out
-		r.rate = clamp(r.rate*m, math.Min(r.minRate, line), line)
+		r.rate = clamp(r.rate*m, min(r.minRate, line), line)
 		r.apply(env)
 		env.Gauge(0, m)
 	}

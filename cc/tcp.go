@@ -2,7 +2,6 @@ package cc
 
 import (
 	"fmt"
-	"math"
 )
 
 // TCP is a loss-based window AIMD in the manner of Reno with NewReno's
@@ -130,13 +129,13 @@ func (t *tcp) Start(env Env) {
 // limit is the largest window allowed.
 func (t *tcp) limit() float64 {
 	if t.maxWindow > 0 {
-		return math.Min(t.maxWindow, maxCwnd)
+		return min(t.maxWindow, maxCwnd)
 	}
 	return maxCwnd
 }
 
 func (t *tcp) apply(env Env) {
-	t.cwnd = math.Min(t.cwnd, t.limit())
+	t.cwnd = min(t.cwnd, t.limit())
 	env.SetWindow(max(int64(t.cwnd), 1))
 	switch {
 	case !t.hasRTT || t.srtt <= 0:
@@ -169,7 +168,7 @@ func (t *tcp) OnAck(env Env, a *Ack) {
 		t.grow(a.NewlyAcked)
 	}
 	if a.NACK && !t.guard {
-		t.ssthresh = math.Max(t.cwnd/2, 2*t.mss)
+		t.ssthresh = max(t.cwnd/2, 2*t.mss)
 		t.cwnd = t.ssthresh
 		t.guard, t.fastRecovery, t.recover = true, true, a.SndMax
 		env.Event(tcpSeriesLoss, 1)
@@ -197,7 +196,7 @@ func (t *tcp) grow(acked int64) {
 // second timeout) keeps that cut's ssthresh.
 func (t *tcp) OnTimeout(env Env, to Timeout) {
 	if !t.guard {
-		t.ssthresh = math.Max(t.cwnd/2, 2*t.mss)
+		t.ssthresh = max(t.cwnd/2, 2*t.mss)
 	}
 	t.cwnd = t.mss
 	t.guard, t.fastRecovery, t.recover = true, false, to.SndMax

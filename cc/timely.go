@@ -2,7 +2,6 @@ package cc
 
 import (
 	"fmt"
-	"math"
 )
 
 // TIMELY as HPCC's simulator implements it (rdma-hw.cc HandleAckTimely,
@@ -142,7 +141,7 @@ func (t *timely) update(env Env, rtt Time) {
 	case gradient <= 0:
 		increase = true
 	default:
-		c = math.Max(0, 1-t.beta*gradient)
+		c = max(0, 1-t.beta*gradient)
 	}
 	if increase {
 		if t.incStage < t.haiAfter {
@@ -150,10 +149,10 @@ func (t *timely) update(env Env, rtt Time) {
 		} else {
 			t.rate += t.hai
 		}
-		t.rate = math.Min(t.rate, t.lineRate)
+		t.rate = min(t.rate, t.lineRate)
 		t.incStage++
 	} else {
-		t.rate = math.Max(t.minRate, t.rate*c)
+		t.rate = max(t.minRate, t.rate*c)
 		t.incStage = 0
 	}
 	t.rttDiff = diff
