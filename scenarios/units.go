@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -154,11 +155,52 @@ func (q *quantity) parseString(s string) (int64, string) {
 	if len(num) > maxDigits {
 		return 0, fmt.Sprintf("must be at most %s, got %q", q.format(q.max), s)
 	}
+	if v, ok := q.exact(num, f); ok {
+		return v, ""
+	}
 	r, ok := new(big.Rat).SetString(num)
 	if !ok {
 		return 0, fmt.Sprintf("invalid %s %q (want a number and a unit, e.g. %s)", q.what, s, q.example)
 	}
 	return q.fromRat(r, f, strconv.Quote(s))
+}
+
+// exact is parseString's arithmetic in int64 for the common case: num
+// (digits, perhaps with a fraction) times factor is a whole number within
+// q.max, with no step overflowing. It reports false for anything else
+// (which the exact rational path then decides, and words the error of):
+// where it answers, it answers what that path would.
+func (q *quantity) exact(num string, factor int64) (int64, bool) {
+	var n int64
+	frac := -1 // digits after the point
+	for i := 0; i < len(num); i++ {
+		c := num[i]
+		if c == '.' {
+			frac = 0
+			continue
+		}
+		if n > (math.MaxInt64-9)/10 {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+		if frac >= 0 {
+			frac++
+		}
+	}
+	if factor <= 0 || n > math.MaxInt64/factor {
+		return 0, false
+	}
+	v := n * factor
+	for ; frac > 0; frac-- {
+		if v%10 != 0 {
+			return 0, false
+		}
+		v /= 10
+	}
+	if v > q.max {
+		return 0, false
+	}
+	return v, true
 }
 
 // parseNumber converts a bare JSON number (in the SI base unit).

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -168,5 +169,68 @@ func TestExportedParsers(t *testing.T) {
 	}
 	if _, err := ParseRate("10Gps"); err == nil || err.Error() != `unknown unit "Gps" (want bps, Kbps, Mbps, Gbps, Tbps)` {
 		t.Errorf("ParseRate error = %v", err)
+	}
+}
+
+// The int64 path of parseString answers exactly what the rational path
+// does wherever it answers, and it answers for the common quantities
+// (whole and decimal sizes, times and rates well within range).
+func TestQuantityExactMatchesRat(t *testing.T) {
+	rat := func(q *quantity, num string, f int64) (int64, bool) {
+		r, ok := new(big.Rat).SetString(num)
+		if !ok {
+			t.Fatalf("%q: not a number", num)
+		}
+		v, msg := q.fromRat(r, f, num)
+		return v, msg == ""
+	}
+	rng := rand.New(rand.NewPCG(19, 5))
+	digits := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte('0' + rng.IntN(10))
+		}
+		return string(b)
+	}
+	var nums []string
+	for range 4000 {
+		n := digits(1 + rng.IntN(22))
+		if rng.IntN(2) == 0 {
+			n += "." + digits(1+rng.IntN(14))
+		}
+		nums = append(nums, n)
+	}
+	nums = append(nums, "0", "0.0", "9223372036854775807", "9223372036854775808", "922337203685477580.7",
+		"3600", "3600.000000000001", "1024", "1025", "100", "100.5", "0.000000000001", "0.0000000000001", "00012.500")
+	for _, q := range []*quantity{timeQuantity, sizeQuantity, rateQuantity} {
+		for _, u := range q.units {
+			for _, num := range nums {
+				v, ok := q.exact(num, u.factor)
+				if !ok {
+					continue
+				}
+				if w, wok := rat(q, num, u.factor); !wok || w != v {
+					t.Fatalf("%s %s%s: int64 path %d, rational path %d (ok %v)", q.what, num, u.name, v, w, wok)
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		q   *quantity
+		in  string
+		num string
+		f   int64
+	}{
+		{sizeQuantity, "5101961B", "5101961", 1},
+		{timeQuantity, "962ns", "962", int64(sim.Nanosecond)},
+		{timeQuantity, "20.96ns", "20.96", int64(sim.Nanosecond)},
+		{timeQuantity, "101ms", "101", int64(sim.Millisecond)},
+		{rateQuantity, "2.5Gbps", "2.5", 1e9},
+		{sizeQuantity, "1.5KiB", "1.5", 1 << 10},
+	} {
+		v, ok := tc.q.exact(tc.num, tc.f)
+		if w, _ := tc.q.parseString(tc.in); !ok || v != w {
+			t.Errorf("%s: int64 path %d (ok %v), parseString %d", tc.in, v, ok, w)
+		}
 	}
 }
