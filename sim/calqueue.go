@@ -180,12 +180,23 @@ func (q *calQueue) place(e event) int {
 	bk := &q.buckets[i]
 	b := bk.ev
 	j := len(b)
-	b = append(b, e)
-	// most inserts land at or near the end: step back a few places; one
-	// that has further to go (among many events of one time, which a
-	// fabric in lockstep piles up) finds its place by bisection and moves
-	// the rest at once
 	h := int(bk.head)
+	q.n++
+	// most inserts go into an empty bucket or after its last event (the
+	// bitmap marks exactly the non-empty buckets)
+	if j == h {
+		bk.ev = append(b, e)
+		q.bitmap[i>>6] |= 1 << (i & 63)
+		return 0
+	}
+	if !e.less(&b[j-1]) {
+		bk.ev = append(b, e)
+		return 0
+	}
+	b = append(b, e)
+	// the others step back a few places; one that has further to go
+	// (among many events of one time, which a fabric in lockstep piles
+	// up) finds its place by bisection and moves the rest at once
 	stop := max(h, j-linearSteps)
 	for j > stop && e.less(&b[j-1]) {
 		b[j] = b[j-1]
@@ -196,8 +207,6 @@ func (q *calQueue) place(e event) int {
 	}
 	b[j] = e
 	bk.ev = b
-	q.bitmap[i>>6] |= 1 << (i & 63)
-	q.n++
 	// the moved events of e's own time come first: count the others
 	k := j + 1
 	for n := k + linearSteps; k < len(b) && b[k].at == e.at; k++ {
