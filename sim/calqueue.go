@@ -34,6 +34,7 @@ type calQueue struct {
 	buckets []bucket
 	bitmap  []uint64
 	base    Time // start of the current bucket's time range
+	end     Time // base + span(): the first time beyond the wheel (setBase keeps it)
 	cur     int  // current bucket
 	n       int  // events in the wheel
 	canGrow bool // the wheel is not at its largest, its buckets not 1 ps wide
@@ -61,7 +62,8 @@ func (q *calQueue) init(width, span Time) {
 		nb *= 2
 	}
 	q.alloc(nb)
-	q.base, q.cur, q.n = 0, 0, 0
+	q.setBase(0)
+	q.cur, q.n = 0, 0
 	q.far = eventQueue{}
 }
 
@@ -107,10 +109,10 @@ func (q *calQueue) resize(grow bool) {
 		q.shift++
 	}
 	q.alloc(nb)
-	q.base = q.base >> q.shift << q.shift
+	q.setBase(q.base >> q.shift << q.shift)
 	q.cur = int(q.base>>q.shift) & (q.nb - 1)
 	q.n = 0
-	limit := q.base + q.span()
+	limit := q.end
 	for i := range old {
 		for _, e := range old[i].ev[old[i].head:] {
 			if e.at >= limit {
@@ -126,9 +128,14 @@ func (q *calQueue) len() int { return q.n + q.far.len() }
 
 func (q *calQueue) span() Time { return Time(q.nb) << q.shift }
 
+func (q *calQueue) setBase(b Time) {
+	q.base = b
+	q.end = b + q.span()
+}
+
 func (q *calQueue) push(at Time, k evKind, obj int32, arg uint32) {
 	e := event{at: at, key: eventKey(k, obj, arg)}
-	if at >= q.base+q.span() {
+	if at >= q.end {
 		q.far.pushEvent(e)
 		return
 	}
@@ -153,9 +160,9 @@ func (q *calQueue) rewind(at Time) {
 	}
 	clear(q.bitmap)
 	q.n = 0
-	q.base = at >> q.shift << q.shift
+	q.setBase(at >> q.shift << q.shift)
 	q.cur = int(q.base>>q.shift) & (q.nb - 1)
-	limit := q.base + q.span()
+	limit := q.end
 	for q.far.len() > 0 && q.far.peekTime() < limit {
 		q.insert(q.far.pop())
 	}
@@ -256,16 +263,16 @@ func (q *calQueue) pop() event {
 			j := q.next(i)
 			// j is ahead of cur by d buckets (circularly)
 			d := (j - i) & (q.nb - 1)
-			q.base += Time(d) << q.shift
+			q.setBase(q.base + Time(d)<<q.shift)
 			q.cur = j
 		} else {
 			// the wheel is empty: jump to the earliest far event
-			q.base = q.far.peekTime() >> q.shift << q.shift
+			q.setBase(q.far.peekTime() >> q.shift << q.shift)
 			q.cur = int(q.base>>q.shift) & (q.nb - 1)
 		}
 		// far events that the moved wheel now covers join it; they all lie
 		// after the current bucket's events
-		limit := q.base + q.span()
+		limit := q.end
 		for q.far.len() > 0 && q.far.peekTime() < limit {
 			q.insert(q.far.pop())
 		}
@@ -372,7 +379,7 @@ func (q *calQueue) popUpTo(t Time, k uint64) (event, bool) {
 				return event{}, false
 			}
 			d := (j - i) & (q.nb - 1)
-			q.base += Time(d) << q.shift
+			q.setBase(q.base + Time(d)<<q.shift)
 			q.cur = j
 		} else {
 			if q.far.len() == 0 {
@@ -381,10 +388,10 @@ func (q *calQueue) popUpTo(t Time, k uint64) (event, bool) {
 			if q.far.h[0].after(t, k) {
 				return event{}, false
 			}
-			q.base = q.far.peekTime() >> q.shift << q.shift
+			q.setBase(q.far.peekTime() >> q.shift << q.shift)
 			q.cur = int(q.base>>q.shift) & (q.nb - 1)
 		}
-		limit := q.base + q.span()
+		limit := q.end
 		for q.far.len() > 0 && q.far.peekTime() < limit {
 			q.insert(q.far.pop())
 		}
