@@ -83,9 +83,12 @@ type packet struct {
 const chunkBits = 12
 const chunkSize = 1 << chunkBits
 
-// pool hands out packet ids; get returns a zeroed packet.
+// pool hands out packet ids; get returns a zeroed packet. Packets live in
+// chunks that never move, so a *packet stays valid while the pool grows;
+// a chunk is an array, so that at indexes into it without a second bounds
+// check.
 type pool struct {
-	chunks [][]packet
+	chunks []*[chunkSize]packet
 	free   int32 // head of the free list, -1 when empty
 	n      int32 // ids handed out so far (high-water mark)
 	live   int   // packets currently allocated
@@ -94,7 +97,7 @@ type pool struct {
 func newPool() pool { return pool{free: -1} }
 
 func (p *pool) at(id int32) *packet {
-	return &p.chunks[id>>chunkBits][id&(chunkSize-1)]
+	return &p.chunks[uint32(id)>>chunkBits][uint32(id)&(chunkSize-1)]
 }
 
 func (p *pool) get() (int32, *packet) {
@@ -108,7 +111,7 @@ func (p *pool) get() (int32, *packet) {
 	}
 	id := p.n
 	if int(id>>chunkBits) == len(p.chunks) {
-		p.chunks = append(p.chunks, make([]packet, chunkSize))
+		p.chunks = append(p.chunks, new([chunkSize]packet))
 	}
 	p.n++
 	return id, p.at(id)
