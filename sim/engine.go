@@ -236,7 +236,8 @@ type portState struct {
 	paused      uint16 // PFC: bit c set while data class c is paused by the downstream node
 	pfcSent     uint16 // PFC: bit c set while we have paused data class c of the peer
 	kickPending bool
-	sending     bool // transmit is picking a packet (guards re-entry)
+	sending     bool   // transmit is picking a packet (guards re-entry)
+	queued      uint16 // bit c set while queue q[c] holds a packet (enqueue, release)
 	kickGen     uint32
 	busyUntil   Time
 	kickAt      Time

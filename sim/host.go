@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cclab/cc"
+	"math/bits"
 )
 
 // flowEnv is a flow's handle on the engine, given to its algorithm.
@@ -327,10 +328,8 @@ func (s *Sim) shorter(f, g *flowState) bool {
 // readyClass is the highest-priority data class with a packet queued at
 // port p and not paused; 0 (classHigh) if none.
 func (s *Sim) readyClass(p *portState) uint8 {
-	for c := uint8(classData); c <= s.nData; c++ {
-		if p.q[c].n > 0 && p.paused&(1<<c) == 0 {
-			return c
-		}
+	if m := p.queued & s.dataMask &^ p.paused; m != 0 {
+		return uint8(bits.TrailingZeros16(m))
 	}
 	return classHigh
 }
@@ -744,7 +743,7 @@ func (s *Sim) hostEnqueue(id int32, pk *packet, host int32, nic uint8) {
 		return
 	}
 	p := &s.ports[pid]
-	p.q[nic].push(id)
+	p.enqueue(nic, id)
 	s.queueAdd(p, nic, int64(pk.size))
 	s.transmit(pid)
 }

@@ -25,6 +25,11 @@ func (s *Sim) checkInvariants() error {
 		if n := p.q[classCredit].n; n > 0 && (s.credit == nil || n > s.crQueue) {
 			return fmt.Errorf("port %s: %d credits queued (queue of %d)", s.PortName(int32(pid)), n, s.crQueue)
 		}
+		for c := range p.q {
+			if bit := p.queued>>c&1 == 1; bit != (p.q[c].n > 0) {
+				return fmt.Errorf("port %s: queue %d holds %d packets, queued bit %v", s.PortName(int32(pid)), c, p.q[c].n, bit)
+			}
+		}
 		for k := 0; k < p.q[classCredit].n; k++ {
 			if pk := s.pk.at(p.q[classCredit].at(k)); pk.kind != pktCredit {
 				return fmt.Errorf("port %s: a %s packet in the credit queue", s.PortName(int32(pid)), pktKindNames[pk.kind])

@@ -229,7 +229,7 @@ func (s *Sim) sendCtrl(f *flowState, c *cc.Ctrl, toSrc bool) {
 		s.dropCredit(id, p)
 		return
 	}
-	p.q[pk.class].push(id)
+	p.enqueue(pk.class, id)
 	s.queueAdd(p, pk.class, int64(pk.size))
 	s.transmit(pid)
 }

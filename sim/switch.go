@@ -43,7 +43,7 @@ func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
 		// record the way back for the data this credit releases
 		f := &s.flows[pk.flow]
 		pk.route = pk.route<<8 | s.rt.indexOf(s, u, f.dst, in)
-		ep.q[classCredit].push(id)
+		ep.enqueue(classCredit, id)
 		s.queueAdd(ep, classCredit, size)
 		s.transmit(egress)
 		return
@@ -76,7 +76,7 @@ func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
 			}
 		}
 	}
-	ep.q[pk.class].push(id)
+	ep.enqueue(pk.class, id)
 	s.queueAdd(ep, pk.class, size)
 	if data && s.cfg.Switch.PFC {
 		s.checkPause(n, in, pk.class)
@@ -127,10 +127,19 @@ func (s *Sim) dequeue(p *portState, pid int32, class uint8) int32 {
 	return id
 }
 
+// enqueue puts packet id at the tail of queue q[class].
+func (p *portState) enqueue(class uint8, id int32) {
+	p.q[class].push(id)
+	p.queued |= 1 << class
+}
+
 // release takes the head packet of a class off port p's queue and frees its
 // buffer (resuming the upstream if its ingress has drained).
 func (s *Sim) release(p *portState, class uint8) int32 {
 	id := p.q[class].pop()
+	if p.q[class].n == 0 {
+		p.queued &^= 1 << class
+	}
 	pk := s.pk.at(id)
 	size := int64(pk.size)
 	s.queueRemove(p, class, size)
@@ -290,7 +299,7 @@ func (s *Sim) sendPFC(pid int32, c uint8, pause bool) {
 	if pause {
 		p.st.pausesSent++
 	}
-	p.q[classHigh].push(id)
+	p.enqueue(classHigh, id)
 	s.queueAdd(p, classHigh, pfcFrameBytes)
 	s.transmit(pid)
 }
@@ -345,7 +354,7 @@ func (s *Sim) sendQCN(u int32, fid int32, fb int, cpPort int32) {
 		return
 	}
 	p := &s.ports[egress]
-	p.q[classHigh].push(id)
+	p.enqueue(classHigh, id)
 	s.queueAdd(p, classHigh, qcnFrameBytes)
 	s.transmit(egress)
 }
