@@ -64,7 +64,7 @@ type Ack struct {
 	CNP        bool     // the receiver flagged a congestion notification on this ACK
 	SentAt     Time     // send timestamp of the data packet that triggered this ACK
 	Window     int64    // window assigned by a receiver-side algorithm, 0 if none
-	INT        []IntHop // the echoed INT stack; valid only during the call
+	INT        []IntHop // the echoed INT stack (empty unless an algorithm of the run declares INT in its IntSpec); valid only during the call
 	SndNxt     int64    // the sender's next sequence to send, at ACK arrival
 	SndUna     int64    // the sender's lowest unacknowledged byte, after this ACK
 	// SndMax is one past the highest byte the sender has sent so far:

@@ -650,7 +650,16 @@ func (s *Sim) buildAlgos() error {
 			return err
 		}
 	}
-	s.intOn = s.cfg.Switch.INT
+	// the switches push INT records only in a run with an algorithm that
+	// reads them (its IntSpec adds INT bytes or needs the flow counter):
+	// no other reads a packet's records
+	s.intOn = false
+	for i := range s.algos {
+		if a := &s.algos[i]; a.intFixed > 0 || a.intPerHop > 0 {
+			s.intOn = true
+		}
+	}
+	s.intOn = s.cfg.Switch.INT && (s.intOn || s.flowCount)
 	if s.flowCount {
 		s.fc.init(len(s.ports), s.flowCountTimeout())
 	}

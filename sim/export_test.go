@@ -155,3 +155,6 @@ func (s *Sim) LiteralBaseRTTs() (Time, int64) {
 	}
 	return rtt, bdp
 }
+
+// PushesINT reports whether the switches push INT records in this run.
+func (s *Sim) PushesINT() bool { return s.intOn }
