@@ -217,6 +217,7 @@ type portState struct {
 	watch     bool // a parallel run's link into a host, watched for flows' last ACKs (watchFinal)
 	ecn       bool // ECN marking on this egress port
 	shift     uint8
+	toSwitch  bool // the peer is a switch (onArrive)
 	node      int32
 	peer      int32
 	wireGen   uint32
@@ -504,6 +505,7 @@ func (s *Sim) buildNodes() error {
 			id := int32(2*i + d)
 			p := &s.ports[id]
 			p.node, p.peer = int32(from), int32(to)
+			p.toSwitch = cfg.Nodes[to].Kind == Switch
 			p.rate, p.delay = l.Rate, l.Delay
 			if 8*int64(Second)%l.Rate == 0 {
 				p.psPerByte = Time(8 * int64(Second) / l.Rate)

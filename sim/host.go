@@ -551,7 +551,7 @@ func (s *Sim) onArrive(pid int32, gen uint32) {
 		s.drop(slot.id, pid)
 		return
 	}
-	if s.nodes[p.peer].kind == Switch {
+	if p.toSwitch {
 		s.switchReceive(slot.id, pk, pid)
 	} else {
 		s.hostReceive(slot.id, pk, pid)
