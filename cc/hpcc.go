@@ -155,15 +155,16 @@ func (h *hpcc) update(env Env, a *Ack, fast bool) {
 	var maxU, dt float64
 	updatedAny := false
 	var updated [MaxHops]bool
-	for i, cur := range ints {
-		p := h.prev[i]
-		h.prev[i] = cur
+	for i := range ints {
+		cur, p := &ints[i], &h.prev[i]
 		tau := float64(cur.TS - p.TS)
+		dtx, pq := cur.TxBytes-p.TxBytes, p.Qlen
+		*p = *cur
 		if tau <= 0 || cur.Rate <= 0 {
 			continue // no time has passed at this hop: nothing to measure
 		}
-		txRate := float64(cur.TxBytes-p.TxBytes) * 8 / (tau / float64(Second))
-		q := min(float64(cur.Qlen), float64(p.Qlen))
+		txRate := float64(dtx) * 8 / (tau / float64(Second))
+		q := min(float64(cur.Qlen), float64(pq))
 		u := txRate/float64(cur.Rate) + q*h.lineRate/(float64(cur.Rate)*float64(h.maxBDP))
 		updated[i], updatedAny = true, true
 		if h.perHop {
