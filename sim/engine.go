@@ -78,6 +78,7 @@ type Sim struct {
 	dataMask  uint16    // bits 1 … nData: every data class (of portState.paused)
 	fc        flowCounter
 	intOn     bool
+	intGrows  bool // some algorithm adds INT bytes at every hop (IntSpec.PerHopBytes)
 
 	// progress
 	events   uint64
@@ -659,6 +660,7 @@ func (s *Sim) buildAlgos() error {
 	for i := range s.algos {
 		if a := &s.algos[i]; a.intFixed > 0 || a.intPerHop > 0 {
 			s.intOn = true
+			s.intGrows = s.intGrows || a.intPerHop > 0
 		}
 	}
 	s.intOn = s.cfg.Switch.INT && (s.intOn || s.flowCount)

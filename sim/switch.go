@@ -119,7 +119,10 @@ func (s *Sim) dequeue(p *portState, pid int32, class uint8) int32 {
 		}
 		h.Port = pid
 		pk.nhop++
-		if grow := s.algos[s.flows[pk.flow].algo].intPerHop; grow > 0 {
+		if !s.intGrows {
+			// no algorithm grows its packets at every hop: no need to
+			// look at the packet's flow
+		} else if grow := s.algos[s.flows[pk.flow].algo].intPerHop; grow > 0 {
 			pk.size += grow
 			s.cnt.created[pktData] += int64(grow)
 		}
