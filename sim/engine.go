@@ -656,14 +656,13 @@ func (s *Sim) buildAlgos() error {
 	// the switches push INT records only in a run with an algorithm that
 	// reads them (its IntSpec adds INT bytes or needs the flow counter):
 	// no other reads a packet's records
-	s.intOn = false
+	read := s.flowCount
 	for i := range s.algos {
-		if a := &s.algos[i]; a.intFixed > 0 || a.intPerHop > 0 {
-			s.intOn = true
-			s.intGrows = s.intGrows || a.intPerHop > 0
-		}
+		a := &s.algos[i]
+		read = read || a.intFixed > 0 || a.intPerHop > 0
+		s.intGrows = s.intGrows || a.intPerHop > 0
 	}
-	s.intOn = s.cfg.Switch.INT && (s.intOn || s.flowCount)
+	s.intOn = s.cfg.Switch.INT && read
 	if s.flowCount {
 		s.fc.init(len(s.ports), s.flowCountTimeout())
 	}

@@ -119,12 +119,13 @@ func (s *Sim) dequeue(p *portState, pid int32, class uint8) int32 {
 		}
 		h.Port = pid
 		pk.nhop++
-		if !s.intGrows {
-			// no algorithm grows its packets at every hop: no need to
-			// look at the packet's flow
-		} else if grow := s.algos[s.flows[pk.flow].algo].intPerHop; grow > 0 {
-			pk.size += grow
-			s.cnt.created[pktData] += int64(grow)
+		// the packet's flow (another line) only when an algorithm grows
+		// its packets at every hop
+		if s.intGrows {
+			if grow := s.algos[s.flows[pk.flow].algo].intPerHop; grow > 0 {
+				pk.size += grow
+				s.cnt.created[pktData] += int64(grow)
+			}
 		}
 	}
 	return id
