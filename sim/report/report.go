@@ -221,7 +221,8 @@ func (sw *SeriesWriter) repeats(batch []sim.Sample, t sim.Time) bool {
 	return true
 }
 
-// format makes batch's rows into text, and keeps the batch as last.
+// format makes batch's rows into text, and keeps the batch as last when
+// its rows have one time.
 func (sw *SeriesWriter) format(batch []sim.Sample) {
 	b, at := sw.text[:0], sw.rowAt[:0]
 	one := true
@@ -258,8 +259,10 @@ func (sw *SeriesWriter) format(batch []sim.Sample) {
 		b = append(appendValue(b, x.Value), '\n')
 	}
 	sw.text, sw.rowAt = b, at
-	sw.last = append(sw.last[:0], batch...)
 	sw.oneTime, sw.tLen = one, len(sw.tText)
+	if one { // only a batch of one time is ever reused
+		sw.last = append(sw.last[:0], batch...)
+	}
 }
 
 // emit adds text to the rows to be written, handing full buffers to the
