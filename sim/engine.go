@@ -233,10 +233,16 @@ type portState struct {
 	wire      wireRing // the link's direction that starts at this port
 	_         [64 - 8 - unsafe.Sizeof(wireRing{})]byte
 
-	// hot: touched by every packet that leaves through the port (kept
-	// together so that a packet event loads few cache lines)
+	// the node's own, in the lines a packet touches: a packet leaving
+	// through the port reads and writes lines 2 to 4 and the line of its
+	// class's queue (6, for the two classes nearly every run uses), and a
+	// packet entering the switch through the port's link the ingress line
+	// (11, for those classes); at a thousand hosts the ports outgrow the
+	// core's cache, and each line more is a miss more per packet
+	// (TestPortLayout checks the lines)
+
+	// line 2, the egress
 	paused      uint16 // PFC: bit c set while data class c is paused by the downstream node
-	pfcSent     uint16 // PFC: bit c set while we have paused data class c of the peer
 	kickPending bool
 	sending     bool   // transmit is picking a packet (guards re-entry)
 	queued      uint16 // bit c set while queue q[c] holds a packet (enqueue, release)
@@ -247,14 +253,29 @@ type portState struct {
 	txBytes     int64
 	kmax        int64
 	pmax        float64
-	headroom    int64 // per class
-	q           [nQueue]ring
-	qBytes      [nQueue]int64
 
-	// buffer accounting of packets that entered this port's node through this
-	// port's link (the port is the "ingress" of HPCC's MMU)
-	inBytes   [nClass]int64 // per data class, as HPCC's ingress_bytes[port][q]
-	hdrmBytes [nClass]int64
+	// line 3: the queue-length statistics every packet updates
+	hist qhist
+	qmax int64 // longest queue, bytes
+	// line 4: statistics, and the bytes of each class queue
+	busy     Time  // serialisation time of everything sent
+	dataPkts int64 // data packets that left a switch port
+	qBytes   [nQueue]int64
+	// line 5: the rest of qBytes, and statistics of marked and dropped
+	// packets
+	marks     int64
+	marksTick int64
+	drops     int64
+	dropsTick int64
+	// lines 6 to 10: the class queues, two to a line
+	q [nQueue]ring
+
+	// line 11, the ingress: buffer accounting of packets that entered this
+	// port's node through this port's link (the port is the "ingress" of
+	// HPCC's MMU)
+	pfcSent  uint16 // PFC: bit c set while we have paused data class c of the peer
+	headroom int64  // per class
+	in       [nClass]ingressBytes
 
 	// credit queue (cc.CreditSpec): a credit may leave at crTAT − crBurst
 	// or later (a token bucket as GCRA); crT is one credit's share of the
@@ -267,6 +288,7 @@ type portState struct {
 	rrLast int
 
 	// cold
+	pausesSent  int64
 	pausedSince Time
 	pausedTotal Time
 	qmonNext    Time    // the first queue sample not yet counted (RecordQueueSamples)
@@ -274,14 +296,9 @@ type portState struct {
 	rng         rand.PCG
 	cp          cc.CongestionPoint
 	cpEnv       *cpEnv
-	st          portStats
-
-	// to a whole number of lines, so that every port's line 0 starts one
-	_ [portPad]byte
+	// (the fields make whole lines, so that every port's line 0 starts
+	// one: pad here when they do not)
 }
-
-// portPad rounds portState up to a whole number of cache lines.
-const portPad = 56
 
 // newPorts makes n ports in an array that starts on a cache line: Go
 // starts an allocation over 32 KB on a page, and a smaller one with

@@ -488,7 +488,7 @@ func (s *Sim) transmit(pid int32) {
 	}
 	p.busyUntil = s.now + ser
 	p.txBytes += int64(pk.size)
-	p.st.busy += ser
+	p.busy += ser
 	arrive := p.busyUntil + p.delay
 	if p.watch {
 		s.watchFinal(pid, arrive, pk)
@@ -568,8 +568,8 @@ func (s *Sim) drop(id int32, pid int32) {
 	s.cnt.dropped[pk.kind] += int64(pk.size)
 	s.cnt.drops++
 	if pid >= 0 {
-		s.ports[pid].st.drops++
-		s.ports[pid].st.dropsTick++
+		s.ports[pid].drops++
+		s.ports[pid].dropsTick++
 	}
 	s.pk.put(id)
 }

@@ -22,7 +22,7 @@ func (s *Sim) checkInvariants() error {
 	}
 	for pid := range s.ports {
 		p := &s.ports[pid]
-		if n := p.q[classCredit].n; n > 0 && (s.credit == nil || n > s.crQueue) {
+		if n := int(p.q[classCredit].n); n > 0 && (s.credit == nil || n > s.crQueue) {
 			return fmt.Errorf("port %s: %d credits queued (queue of %d)", s.PortName(int32(pid)), n, s.crQueue)
 		}
 		for c := range p.q {
@@ -30,7 +30,7 @@ func (s *Sim) checkInvariants() error {
 				return fmt.Errorf("port %s: queue %d holds %d packets, queued bit %v", s.PortName(int32(pid)), c, p.q[c].n, bit)
 			}
 		}
-		for k := 0; k < p.q[classCredit].n; k++ {
+		for k := 0; k < int(p.q[classCredit].n); k++ {
 			if pk := s.pk.at(p.q[classCredit].at(k)); pk.kind != pktCredit {
 				return fmt.Errorf("port %s: a %s packet in the credit queue", s.PortName(int32(pid)), pktKindNames[pk.kind])
 			}
@@ -53,7 +53,7 @@ func (s *Sim) checkInvariants() error {
 			}
 			for c := uint8(classData); c < nClass; c++ {
 				var sum int64
-				for k := 0; k < p.q[c].n; k++ {
+				for k := 0; k < int(p.q[c].n); k++ {
 					pk := s.pk.at(p.q[c].at(k))
 					if pk.class != c {
 						return fmt.Errorf("port %s: a class %d packet in queue %d", s.PortName(pid), pk.class, c)
@@ -63,14 +63,14 @@ func (s *Sim) checkInvariants() error {
 				if sum != p.qBytes[c] {
 					return fmt.Errorf("port %s: data queue %d holds %d B, counted %d", s.PortName(pid), c, sum, p.qBytes[c])
 				}
-				if c > s.nData && (sum != 0 || p.inBytes[c] != 0 || p.hdrmBytes[c] != 0) {
+				if c > s.nData && (sum != 0 || p.in[c].bytes != 0 || p.in[c].hdrm != 0) {
 					return fmt.Errorf("port %s: class %d used with %d data classes", s.PortName(pid), c, s.nData)
 				}
 				queued += sum
-				in += p.inBytes[c]
-				hdrm += p.hdrmBytes[c]
-				if p.inBytes[c] > s.cfg.Switch.Reserve {
-					shared += p.inBytes[c] - s.cfg.Switch.Reserve
+				in += p.in[c].bytes
+				hdrm += p.in[c].hdrm
+				if p.in[c].bytes > s.cfg.Switch.Reserve {
+					shared += p.in[c].bytes - s.cfg.Switch.Reserve
 				}
 			}
 		}

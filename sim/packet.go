@@ -126,28 +126,30 @@ func (p *pool) put(id int32) {
 
 // fifo is a ring-buffer queue with amortised growth: once it has grown to
 // the largest size a run needs, push and pop allocate nothing.
+// head and n are 32-bit so that a queue of packet ids is 32 bytes, two to
+// a cache line (portState).
 type fifo[T any] struct {
 	buf  []T
-	head int
-	n    int
+	head int32
+	n    int32
 }
 
 func (r *fifo[T]) push(v T) {
-	if r.n == len(r.buf) {
+	if int(r.n) == len(r.buf) {
 		size := max(2*len(r.buf), 16)
 		buf := make([]T, size)
-		for i := 0; i < r.n; i++ {
-			buf[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
+		for i := 0; i < int(r.n); i++ {
+			buf[i] = r.buf[(int(r.head)+i)&(len(r.buf)-1)]
 		}
 		r.buf, r.head = buf, 0
 	}
-	r.buf[(r.head+r.n)&(len(r.buf)-1)] = v
+	r.buf[int(r.head+r.n)&(len(r.buf)-1)] = v
 	r.n++
 }
 
 func (r *fifo[T]) pop() T {
 	v := r.buf[r.head]
-	r.head = (r.head + 1) & (len(r.buf) - 1)
+	r.head = (r.head + 1) & int32(len(r.buf)-1)
 	r.n--
 	return v
 }
@@ -155,7 +157,7 @@ func (r *fifo[T]) pop() T {
 func (r *fifo[T]) peek() T { return r.buf[r.head] }
 
 // at returns the i-th element from the head.
-func (r *fifo[T]) at(i int) T { return r.buf[(r.head+i)&(len(r.buf)-1)] }
+func (r *fifo[T]) at(i int) T { return r.buf[(int(r.head)+i)&(len(r.buf)-1)] }
 
 // ring is a FIFO of packet ids (an egress queue).
 type ring = fifo[int32]

@@ -225,7 +225,7 @@ func (s *Sim) sendCtrl(f *flowState, c *cc.Ctrl, toSrc bool) {
 		return
 	}
 	p := &s.ports[pid]
-	if pk.class == classCredit && p.q[classCredit].n >= s.crQueue {
+	if pk.class == classCredit && int(p.q[classCredit].n) >= s.crQueue {
 		s.dropCredit(id, p)
 		return
 	}

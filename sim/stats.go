@@ -5,16 +5,11 @@ import (
 	"math/bits"
 )
 
-type portStats struct {
-	hist       qhist
-	max        int64
-	busy       Time // serialisation time of everything sent
-	marks      int64
-	marksTick  int64
-	dataPkts   int64 // data packets that left a switch port
-	drops      int64
-	dropsTick  int64
-	pausesSent int64
+// ingressBytes is the buffer a data class holds through one ingress port,
+// as HPCC's SwitchMmu's ingress_bytes and hdrm_bytes.
+type ingressBytes struct {
+	bytes int64 // in the reserve and the shared buffer
+	hdrm  int64 // in the headroom
 }
 
 // qhist is a time-weighted histogram of a queue's length, updated at every
@@ -205,13 +200,13 @@ func (s *Sim) queueDist() QueueDist {
 			continue
 		}
 		d.Ports++
-		d.Max = max(d.Max, p.st.max)
-		if len(p.st.hist.t) > len(merged.t) {
-			t := make([]Time, len(p.st.hist.t))
+		d.Max = max(d.Max, p.qmax)
+		if len(p.hist.t) > len(merged.t) {
+			t := make([]Time, len(p.hist.t))
 			copy(t, merged.t)
 			merged.t = t
 		}
-		for b, dt := range p.st.hist.t {
+		for b, dt := range p.hist.t {
 			merged.t[b] += dt
 		}
 	}
@@ -332,13 +327,13 @@ func (s *Sim) Result() *Result {
 	}
 	for pid := range s.ports {
 		p := &s.ports[pid]
-		p.st.hist.advance(p.bytes, end)
-		p.st.hist.flush()
-		pr := PortResult{Name: s.PortName(int32(pid)), QueueP50: p.st.hist.percentile(0.5),
-			QueueP99: p.st.hist.percentile(0.99), QueueMax: p.st.max, Drops: p.st.drops, Marks: p.st.marks, DataPackets: p.st.dataPkts, TxBytes: p.txBytes,
-			PausesSent: p.st.pausesSent, CreditDrops: p.crDrops, Switch: !p.host}
+		p.hist.advance(p.bytes, end)
+		p.hist.flush()
+		pr := PortResult{Name: s.PortName(int32(pid)), QueueP50: p.hist.percentile(0.5),
+			QueueP99: p.hist.percentile(0.99), QueueMax: p.qmax, Drops: p.drops, Marks: p.marks, DataPackets: p.dataPkts, TxBytes: p.txBytes,
+			PausesSent: p.pausesSent, CreditDrops: p.crDrops, Switch: !p.host}
 		if end > 0 {
-			busy := p.st.busy
+			busy := p.busy
 			if over := p.busyUntil - end; over > 0 {
 				busy -= over // the packet in flight at the end counts up to the end
 			}
@@ -432,13 +427,13 @@ func (s *Sim) Conservation() Conservation {
 		p := &s.ports[pid]
 		qp, wp := s.poolOf(p.node), s.poolOf(p.peer)
 		for cl := 0; cl < nQueue; cl++ {
-			for i := 0; i < p.q[cl].n; i++ {
+			for i := 0; i < int(p.q[cl].n); i++ {
 				pk := qp.at(p.q[cl].at(i))
 				c.Queued[pk.kind] += int64(pk.size)
 				c.PacketsFound++
 			}
 		}
-		for i := 0; i < p.wire.n; i++ {
+		for i := 0; i < int(p.wire.n); i++ {
 			pk := wp.at(p.wire.at(i).id)
 			c.OnWire[pk.kind] += int64(pk.size)
 			c.PacketsFound++

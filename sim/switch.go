@@ -36,7 +36,7 @@ func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
 	size := int64(pk.size)
 	pk.ingress = -1
 	if pk.class == classCredit {
-		if ep.q[classCredit].n >= s.crQueue {
+		if int(ep.q[classCredit].n) >= s.crQueue {
 			s.dropCredit(id, ep)
 			return
 		}
@@ -70,7 +70,8 @@ func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
 		if s.flowCount {
 			s.fc.touch(egress, pk.flow, s.now)
 		}
-		if ep.cp != nil {
+		// (cpAlgo first: a port's cp is in a line no packet touches else)
+		if s.cpAlgo >= 0 && ep.cp != nil {
 			if fb, send := ep.cp.OnEnqueue(ep.cpEnv, ep.bytes+size, size); send {
 				s.sendQCN(u, pk.flow, fb, egress)
 			}
@@ -96,12 +97,12 @@ func (s *Sim) dequeue(p *portState, pid int32, class uint8) int32 {
 	}
 	if class != classHigh && class != classCredit {
 		if pk.kind == pktData {
-			p.st.dataPkts++
+			p.dataPkts++
 		}
 		if p.ecn && pk.kind == pktData && s.shouldMark(p, class) {
 			pk.ecn = true
-			p.st.marks++
-			p.st.marksTick++
+			p.marks++
+			p.marksTick++
 		}
 	}
 	if s.intOn && pk.kind == pktData && int(pk.nhop) < cc.MaxHops {
@@ -174,19 +175,19 @@ func (s *Sim) shouldMark(p *portState, class uint8) bool {
 }
 
 func (s *Sim) queueAdd(p *portState, class uint8, size int64) {
-	p.st.hist.advance(p.bytes, s.now)
+	p.hist.advance(p.bytes, s.now)
 	if s.qmonOn && !p.host {
 		s.qmonAdvance(p)
 	}
 	p.qBytes[class] += size
 	p.bytes += size
-	if p.bytes > p.st.max {
-		p.st.max = p.bytes
+	if p.bytes > p.qmax {
+		p.qmax = p.bytes
 	}
 }
 
 func (s *Sim) queueRemove(p *portState, class uint8, size int64) {
-	p.st.hist.advance(p.bytes, s.now)
+	p.hist.advance(p.bytes, s.now)
 	if s.qmonOn && !p.host {
 		s.qmonAdvance(p)
 	}
@@ -210,8 +211,8 @@ func (s *Sim) pfcThreshold(n *mmu, p *portState) int64 {
 // sharedUsed is the shared-buffer bytes of ingress port p's data class c
 // (HPCC's GetSharedUsed(port, qIndex)): what it holds beyond its reserve.
 func (s *Sim) sharedUsed(p *portState, c uint8) int64 {
-	if r := s.cfg.Switch.Reserve; p.inBytes[c] > r {
-		return p.inBytes[c] - r
+	if r := s.cfg.Switch.Reserve; p.in[c].bytes > r {
+		return p.in[c].bytes - r
 	}
 	return 0
 }
@@ -221,38 +222,38 @@ func (s *Sim) sharedUsed(p *portState, c uint8) int64 {
 // port's threshold.
 func (s *Sim) admit(n *nodeState, in int32, c uint8, size int64) bool {
 	p := &s.ports[in]
-	return !(size+p.hdrmBytes[c] > p.headroom && size+s.sharedUsed(p, c) > s.pfcThreshold(&n.mmu, p))
+	return !(size+p.in[c].hdrm > p.headroom && size+s.sharedUsed(p, c) > s.pfcThreshold(&n.mmu, p))
 }
 
 func (s *Sim) ingressAdd(n *nodeState, in int32, c uint8, size int64) {
 	p := &s.ports[in]
 	reserve := s.cfg.Switch.Reserve
-	nb := p.inBytes[c] + size
+	nb := p.in[c].bytes + size
 	if nb <= reserve {
-		p.inBytes[c] = nb
+		p.in[c].bytes = nb
 		return
 	}
 	if nb-reserve > s.pfcThreshold(&n.mmu, p) {
-		p.hdrmBytes[c] += size
+		p.in[c].hdrm += size
 		return
 	}
-	p.inBytes[c] = nb
+	p.in[c].bytes = nb
 	n.mmu.sharedUsed += min(size, nb-reserve)
 }
 
 func (s *Sim) ingressRemove(n *nodeState, in int32, c uint8, size int64) {
 	p := &s.ports[in]
 	reserve := s.cfg.Switch.Reserve
-	fromHdrm := min(p.hdrmBytes[c], size)
+	fromHdrm := min(p.in[c].hdrm, size)
 	over := int64(0)
-	if p.inBytes[c] > reserve {
-		over = p.inBytes[c] - reserve
+	if p.in[c].bytes > reserve {
+		over = p.in[c].bytes - reserve
 	}
 	fromShared := min(size-fromHdrm, over)
-	p.hdrmBytes[c] -= fromHdrm
-	p.inBytes[c] -= size - fromHdrm
+	p.in[c].hdrm -= fromHdrm
+	p.in[c].bytes -= size - fromHdrm
 	n.mmu.sharedUsed -= fromShared
-	if p.inBytes[c] < 0 || p.hdrmBytes[c] < 0 || n.mmu.sharedUsed < 0 {
+	if p.in[c].bytes < 0 || p.in[c].hdrm < 0 || n.mmu.sharedUsed < 0 {
 		s.violate("negative buffer accounting at switch %s", n.name)
 	}
 }
@@ -263,7 +264,7 @@ func (s *Sim) checkPause(n *nodeState, in int32, c uint8) {
 	if p.pfcSent&bit != 0 {
 		return
 	}
-	if p.hdrmBytes[c] > 0 || s.sharedUsed(p, c) >= s.pfcThreshold(&n.mmu, p) {
+	if p.in[c].hdrm > 0 || s.sharedUsed(p, c) >= s.pfcThreshold(&n.mmu, p) {
 		p.pfcSent |= bit
 		s.sendPFC(in, c, true)
 	}
@@ -276,7 +277,7 @@ func (s *Sim) checkResume(n *nodeState, in int32, c uint8) {
 		return
 	}
 	su := s.sharedUsed(p, c)
-	if p.hdrmBytes[c] == 0 && (su == 0 || su+s.cfg.Switch.ResumeOffset <= s.pfcThreshold(&n.mmu, p)) {
+	if p.in[c].hdrm == 0 && (su == 0 || su+s.cfg.Switch.ResumeOffset <= s.pfcThreshold(&n.mmu, p)) {
 		p.pfcSent &^= bit
 		s.sendPFC(in, c, false)
 	}
@@ -301,7 +302,7 @@ func (s *Sim) sendPFC(pid int32, c uint8, pause bool) {
 	pk.flow = -1
 	s.cnt.created[pktPFC] += pfcFrameBytes
 	if pause {
-		p.st.pausesSent++
+		p.pausesSent++
 	}
 	p.enqueue(classHigh, id)
 	s.queueAdd(p, classHigh, pfcFrameBytes)

@@ -291,21 +291,21 @@ func (t *telemetry) sample(s *Sim) {
 	if t.ecn {
 		for _, pid := range t.ports {
 			if p := &s.ports[pid]; p.ecn {
-				b = append(b, Sample{now, MetricECN, pid, float64(p.st.marksTick)})
+				b = append(b, Sample{now, MetricECN, pid, float64(p.marksTick)})
 			}
 		}
 	}
 	if t.drops {
 		for _, pid := range t.ports {
-			b = append(b, Sample{now, MetricDrops, pid, float64(s.ports[pid].st.dropsTick)})
+			b = append(b, Sample{now, MetricDrops, pid, float64(s.ports[pid].dropsTick)})
 		}
 	}
 	for _, pid := range t.ports {
 		// only the sampled ports' counts are read (above); written only
 		// when set: a write would take the line from the port's lane's
 		// core in a parallel run
-		if st := &s.ports[pid].st; st.marksTick != 0 || st.dropsTick != 0 {
-			st.marksTick, st.dropsTick = 0, 0
+		if p := &s.ports[pid]; p.marksTick != 0 || p.dropsTick != 0 {
+			p.marksTick, p.dropsTick = 0, 0
 		}
 	}
 	// flows: the active ones get one row each per metric; those that
