@@ -69,6 +69,15 @@ func (s *Sim) Loads() map[string]float64 {
 	return m
 }
 
+// RecomputeInParts builds the routing table and the maximum base RTT and
+// BDP again, in parts on as many goroutines (as a large network's set-up
+// does).
+func (s *Sim) RecomputeInParts(parts int) {
+	s.rt.computeIn(s, parts)
+	s.maxRTT, s.maxBDP = 0, 0
+	s.computeBaseRTTsIn(parts)
+}
+
 // RoutingDiff compares the routing table with the literal computation it
 // replaces (a breadth-first search from every host over the ports that
 // are up, then every node's next hops towards every host), and says where

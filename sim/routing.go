@@ -2,6 +2,8 @@ package sim
 
 import (
 	"math/bits"
+	"runtime"
+	"sync"
 )
 
 // routing holds, for every node and destination host, the egress ports on
@@ -20,6 +22,11 @@ type routing struct {
 }
 
 func (r *routing) compute(s *Sim) {
+	r.computeIn(s, setupParts(len(s.nodes)*len(s.hosts)))
+}
+
+// computeIn is compute in parts on as many goroutines.
+func (r *routing) computeIn(s *Sim, parts int) {
 	nNodes := len(s.nodes)
 	nHosts := len(s.hosts)
 	r.nHosts = nHosts
@@ -36,61 +43,112 @@ func (r *routing) compute(s *Sim) {
 	// distT is dist by node then host, for the next hops below, which
 	// read every host's distance of a node and of its neighbours
 	distT := make([]int32, nNodes*nHosts)
-	queue := make([]int32, 0, nNodes)
-	for hi, h := range s.hosts {
-		dist := r.dist[hi*nNodes : (hi+1)*nNodes]
-		for i := range dist {
-			dist[i] = -1
-		}
-		dist[h] = 0
-		queue = append(queue[:0], h)
-		for qi := 0; qi < len(queue); qi++ {
-			u := queue[qi]
-			// BFS backwards along links: a neighbour v reaches h through u if the
-			// port v->u is up; only switches relay
-			for _, l := range adj[adjOff[u]:adjOff[u+1]] {
-				v := l.peer
-				if dist[v] >= 0 {
-					continue
-				}
-				dist[v] = dist[u] + 1
-				if l.peerHost < 0 {
-					queue = append(queue, v)
+	// a large network's table is built on several cores: the searches
+	// by destination, then the next hops by node, each part its own
+	// (the table is the same whatever the parts)
+	inParts(nHosts, parts, func(_, from, to int) {
+		queue := make([]int32, 0, nNodes)
+		for hi := from; hi < to; hi++ {
+			h := s.hosts[hi]
+			dist := r.dist[hi*nNodes : (hi+1)*nNodes]
+			for i := range dist {
+				dist[i] = -1
+			}
+			dist[h] = 0
+			queue = append(queue[:0], h)
+			for qi := 0; qi < len(queue); qi++ {
+				u := queue[qi]
+				// BFS backwards along links: a neighbour v reaches h through u if the
+				// port v->u is up; only switches relay
+				for _, l := range adj[adjOff[u]:adjOff[u+1]] {
+					v := l.peer
+					if dist[v] >= 0 {
+						continue
+					}
+					dist[v] = dist[u] + 1
+					if l.peerHost < 0 {
+						queue = append(queue, v)
+					}
 				}
 			}
+			for u, d := range dist {
+				distT[u*nHosts+hi] = d
+			}
 		}
-		for u, d := range dist {
-			distT[u*nHosts+hi] = d
-		}
-	}
+	})
 	if n := nNodes*nHosts + 1; cap(r.off) < n {
 		r.off = make([]int32, 0, n)
 	}
-	r.off = r.off[:0]
 	// about 3 next hops per node and host (a 1024-host fat-tree has 2.3):
 	// growing the table by appends moved it over and over
 	if n := 3 * nNodes * nHosts; cap(r.ports) < n {
 		r.ports = make([]int32, 0, n)
 	}
-	r.ports = r.ports[:0]
-	for u := 0; u < nNodes; u++ {
-		du := distT[u*nHosts : (u+1)*nHosts]
-		links := adj[adjOff[u]:adjOff[u+1]]
-		for hi := 0; hi < nHosts; hi++ {
-			r.off = append(r.off, int32(len(r.ports)))
-			if du[hi] <= 0 {
-				continue
-			}
-			for _, l := range links {
-				dv := distT[int(l.peer)*nHosts+hi]
-				if l.nextHop(du[hi], dv, hi) {
-					r.ports = append(r.ports, l.pid)
+	// part 0 builds into the table itself, the others apart, appended
+	// after it in order (their offsets shifted)
+	type part struct{ off, ports []int32 }
+	built := make([]part, parts)
+	built[0] = part{r.off[:0], r.ports[:0]}
+	inParts(nNodes, parts, func(k, from, to int) {
+		b := built[k]
+		if k > 0 {
+			b = part{make([]int32, 0, (to-from)*nHosts), make([]int32, 0, 3*(to-from)*nHosts)}
+		}
+		for u := from; u < to; u++ {
+			du := distT[u*nHosts : (u+1)*nHosts]
+			links := adj[adjOff[u]:adjOff[u+1]]
+			for hi := 0; hi < nHosts; hi++ {
+				b.off = append(b.off, int32(len(b.ports)))
+				if du[hi] <= 0 {
+					continue
+				}
+				for _, l := range links {
+					dv := distT[int(l.peer)*nHosts+hi]
+					if l.nextHop(du[hi], dv, hi) {
+						b.ports = append(b.ports, l.pid)
+					}
 				}
 			}
 		}
+		built[k] = b
+	})
+	r.off, r.ports = built[0].off, built[0].ports
+	for _, b := range built[1:] {
+		base := int32(len(r.ports))
+		for _, o := range b.off {
+			r.off = append(r.off, base+o)
+		}
+		r.ports = append(r.ports, b.ports...)
 	}
 	r.off = append(r.off, int32(len(r.ports)))
 	r.epoch++
+}
+
+// setupParts is how many goroutines a set-up loop of about work steps
+// runs on: one below a million (a 256-host fat-tree's routing table),
+// else up to 8 as the machine's cores allow.
+func setupParts(work int) int {
+	if work < 1<<20 {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), 8)
+}
+
+// inParts calls f(k, lo, hi) for parts contiguous ranges [lo, hi) that
+// cover [0, n) in order, at once, part 0 on the caller's goroutine, and
+// returns when all have returned.
+func inParts(n, parts int, f func(k, lo, hi int)) {
+	parts = max(1, min(parts, n))
+	var wg sync.WaitGroup
+	for k := 1; k < parts; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(k, k*n/parts, (k+1)*n/parts)
+		}()
+	}
+	f(0, 0, n/parts)
+	wg.Wait()
 }
 
 // upLink is a port that is up, as routing reads it: its id, the node at
@@ -306,6 +364,11 @@ func (s *Sim) pathTo(src, dst int32) (pathInfo, bool) {
 // node's path to it is summed once, from the next node's, instead of
 // walking every pair's path (hosts² walks took 0.15 s at 1024 hosts).
 func (s *Sim) computeBaseRTTs() {
+	s.computeBaseRTTsIn(setupParts(len(s.nodes) * len(s.hosts)))
+}
+
+// computeBaseRTTsIn is computeBaseRTTs in parts on as many goroutines.
+func (s *Sim) computeBaseRTTsIn(parts int) {
 	type hop struct {
 		delay, tx Time
 		rate      int64
@@ -318,75 +381,88 @@ func (s *Sim) computeBaseRTTs() {
 	}
 	r := &s.rt
 	nNodes := len(s.nodes)
-	// path[u]: node u's path to the destination, valid when seen[u] is
-	// 1 + the destination's host index
-	path := make([]pathInfo, len(s.nodes))
-	ok := make([]bool, len(s.nodes))
-	seen := make([]int32, len(s.nodes))
-	var walk [][2]int32 // node, its next hop
-	lastRTT, lastBW, lastBDP := Time(-1), int64(0), int64(0)
-	for di, b := range s.hosts {
-		mark := int32(di) + 1
-		dist := r.dist[di*nNodes : (di+1)*nNodes]
-		// first is pathTo's next hop from u: the first link of u that the
-		// routing table lists towards b, or -1
-		first := func(u int32) int32 {
-			du := dist[u]
-			if du <= 0 {
+	// by destination, in parts on several cores for a large network, each
+	// with its own walk state and maxima (the maxima are the same whatever
+	// the parts)
+	parts = max(1, min(parts, len(s.hosts)))
+	maxRTT, maxBDP := make([]Time, parts), make([]int64, parts)
+	inParts(len(s.hosts), parts, func(k, from, to int) {
+		// path[u]: node u's path to the destination, valid when seen[u] is
+		// 1 + the destination's host index
+		path := make([]pathInfo, len(s.nodes))
+		ok := make([]bool, len(s.nodes))
+		seen := make([]int32, len(s.nodes))
+		var walk [][2]int32 // node, its next hop
+		lastRTT, lastBW, lastBDP := Time(-1), int64(0), int64(0)
+		// the part's maxima stay local until it ends (parts writing
+		// next to each other would share a line)
+		var mRTT Time
+		var mBDP int64
+		for di := from; di < to; di++ {
+			b := s.hosts[di]
+			mark := int32(di) + 1
+			dist := r.dist[di*nNodes : (di+1)*nNodes]
+			// first is pathTo's next hop from u: the first link of u that the
+			// routing table lists towards b, or -1
+			first := func(u int32) int32 {
+				du := dist[u]
+				if du <= 0 {
+					return -1
+				}
+				for _, l := range r.adj[r.adjOff[u]:r.adjOff[u+1]] {
+					if l.nextHop(du, dist[l.peer], di) {
+						return l.pid
+					}
+				}
 				return -1
 			}
-			for _, l := range r.adj[r.adjOff[u]:r.adjOff[u+1]] {
-				if l.nextHop(du, dist[l.peer], di) {
-					return l.pid
-				}
-			}
-			return -1
-		}
-		path[b], ok[b], seen[b] = pathInfo{bw: 1<<63 - 1}, true, mark
-		for _, a := range s.hosts {
-			if a == b {
-				continue
-			}
-			// walk to the first node whose path is known, then sum back
-			walk = walk[:0]
-			u, found := a, true
-			for seen[u] != mark {
-				pid := first(u)
-				walk = append(walk, [2]int32{u, pid})
-				if pid < 0 || len(walk) > nNodes {
-					found = false // no route (or a loop, which pathTo gives up on too)
-					break
-				}
-				u = hops[pid].peer
-			}
-			for i := len(walk) - 1; i >= 0; i-- {
-				x, pid := walk[i][0], walk[i][1]
-				seen[x] = mark
-				if !found {
-					ok[x] = false
+			path[b], ok[b], seen[b] = pathInfo{bw: 1<<63 - 1}, true, mark
+			for _, a := range s.hosts {
+				if a == b {
 					continue
 				}
-				h := &hops[pid]
-				next := h.peer
-				pn := &path[next]
-				path[x] = pathInfo{delay: h.delay + pn.delay, tx: h.tx + pn.tx, bw: min(h.rate, pn.bw)}
-				ok[x] = ok[next]
-			}
-			if !ok[a] {
-				continue
-			}
-			pi := &path[a]
-			rtt := 2*pi.delay + pi.tx
-			if rtt != lastRTT || pi.bw != lastBW {
-				lastRTT, lastBW, lastBDP = rtt, pi.bw, mulDiv(int64(rtt), pi.bw, 8*int64(Second))
-			}
-			if rtt > s.maxRTT {
-				s.maxRTT = rtt
-			}
-			if lastBDP > s.maxBDP {
-				s.maxBDP = lastBDP
+				// walk to the first node whose path is known, then sum back
+				walk = walk[:0]
+				u, found := a, true
+				for seen[u] != mark {
+					pid := first(u)
+					walk = append(walk, [2]int32{u, pid})
+					if pid < 0 || len(walk) > nNodes {
+						found = false // no route (or a loop, which pathTo gives up on too)
+						break
+					}
+					u = hops[pid].peer
+				}
+				for i := len(walk) - 1; i >= 0; i-- {
+					x, pid := walk[i][0], walk[i][1]
+					seen[x] = mark
+					if !found {
+						ok[x] = false
+						continue
+					}
+					h := &hops[pid]
+					next := h.peer
+					pn := &path[next]
+					path[x] = pathInfo{delay: h.delay + pn.delay, tx: h.tx + pn.tx, bw: min(h.rate, pn.bw)}
+					ok[x] = ok[next]
+				}
+				if !ok[a] {
+					continue
+				}
+				pi := &path[a]
+				rtt := 2*pi.delay + pi.tx
+				if rtt != lastRTT || pi.bw != lastBW {
+					lastRTT, lastBW, lastBDP = rtt, pi.bw, mulDiv(int64(rtt), pi.bw, 8*int64(Second))
+				}
+				mRTT = max(mRTT, rtt)
+				mBDP = max(mBDP, lastBDP)
 			}
 		}
+		maxRTT[k], maxBDP[k] = mRTT, mBDP
+	})
+	for k := range parts {
+		s.maxRTT = max(s.maxRTT, maxRTT[k])
+		s.maxBDP = max(s.maxBDP, maxBDP[k])
 	}
 }
 

@@ -72,7 +72,8 @@ func TestRouteCacheIsRoutingTable(t *testing.T) {
 // with every link alike and with links of mixed rates and delays (so that
 // which next hop a path takes matters), on two fabrics no link joins
 // (hosts that reach no other), with a host on two switches (which must
-// not relay), and after links fail and come back.
+// not relay), and after links fail and come back; and so are both when
+// built in parts on several goroutines.
 func TestRoutingMatchesLiteral(t *testing.T) {
 	mixed := func(k int) *topo {
 		tp := fatTreeK(k, 100e9, sim.Microsecond)
@@ -145,6 +146,17 @@ func TestRoutingMatchesLiteral(t *testing.T) {
 			}
 			if d := s.RoutingDiff(); d != "" {
 				t.Fatalf("at the start: %s", d)
+			}
+			// a large network's set-up builds both in parts, one per
+			// core: any number of parts gives the same
+			for _, parts := range []int{2, 3, 7} {
+				s.RecomputeInParts(parts)
+				if s.MaxBaseRTT() != rtt || s.MaxBDP() != bdp {
+					t.Errorf("in %d parts: max base RTT %d ps, BDP %d B; the literal all-pairs walk gives %d ps, %d B", parts, s.MaxBaseRTT(), s.MaxBDP(), rtt, bdp)
+				}
+				if d := s.RoutingDiff(); d != "" {
+					t.Fatalf("in %d parts: %s", parts, d)
+				}
 			}
 			for _, e := range tc.events {
 				if err := s.RunUntil(e.At + 1); err != nil {
