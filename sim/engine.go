@@ -217,7 +217,6 @@ type portState struct {
 	cut       bool // a parallel run's link to another lane (handOff)
 	watch     bool // a parallel run's link into a host, watched for flows' last ACKs (watchFinal)
 	ecn       bool // ECN marking on this egress port
-	shift     uint8
 	toSwitch  bool // the peer is a switch (onArrive)
 	node      int32
 	peer      int32
@@ -274,6 +273,7 @@ type portState struct {
 	// port's node through this port's link (the port is the "ingress" of
 	// HPCC's MMU)
 	pfcSent  uint16 // PFC: bit c set while we have paused data class c of the peer
+	shift    uint8  // PFC: the dynamic threshold is the free buffer >> shift
 	headroom int64  // per class
 	in       [nClass]ingressBytes
 

@@ -63,6 +63,7 @@ func TestPortLayout(t *testing.T) {
 		}},
 		{"the ingress", []field{
 			{"pfcSent", unsafe.Offsetof(p.pfcSent), unsafe.Sizeof(p.pfcSent)},
+			{"shift", unsafe.Offsetof(p.shift), unsafe.Sizeof(p.shift)},
 			{"headroom", unsafe.Offsetof(p.headroom), unsafe.Sizeof(p.headroom)},
 			{"in[classHigh..classData+1]", unsafe.Offsetof(p.in), (classData + 2) * unsafe.Sizeof(p.in[0])},
 		}},

@@ -20,7 +20,9 @@ func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
 		return
 	}
 	in := pin ^ 1
-	u := s.ports[in].node
+	// the switch is pin's peer: pin's link line is in cache (the arrival
+	// read it), the ingress port's would be one more line
+	u := s.ports[pin].peer
 	n := &s.nodes[u]
 	var egress int32
 	if pk.pinned {
