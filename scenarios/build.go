@@ -49,6 +49,13 @@ func BuildWith(s *Scenario, opt BuildOptions) (*sim.Config, *Meta, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return BuildCanonical(data, opt)
+}
+
+// BuildCanonical is BuildWith for a caller that already holds the
+// scenario's canonical form (Scenario.Canonical), which BuildWith makes
+// and builds from: the same run, without making the form again.
+func BuildCanonical(data []byte, opt BuildOptions) (*sim.Config, *Meta, error) {
 	sc, err := Parse(data)
 	if err != nil {
 		return nil, nil, err

@@ -60,7 +60,7 @@ func checkParsed(sc *scenarios.Scenario, limits Limits, prefix string, opt scena
 	if err != nil {
 		return nil, InvalidScenario(err, prefix)
 	}
-	cfg, meta, err := scenarios.BuildWith(sc, opt)
+	cfg, meta, err := scenarios.BuildCanonical(canon, opt)
 	if err != nil {
 		return nil, InvalidScenario(err, prefix)
 	}
