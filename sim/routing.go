@@ -124,9 +124,10 @@ func (r *routing) computeIn(s *Sim, parts int) {
 	r.epoch++
 }
 
-// setupParts is how many goroutines a set-up loop of about work steps
-// runs on: one below a million (a 256-host fat-tree's routing table),
-// else up to 8 as the machine's cores allow.
+// setupParts is how many goroutines a set-up loop over work node-host
+// pairs runs on: one below a million (a 432-host fat-tree has 0.26 million,
+// the 1024-host one 1.4 million), else up to 8 as the machine's cores
+// allow.
 func setupParts(work int) int {
 	if work < 1<<20 {
 		return 1

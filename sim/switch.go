@@ -72,7 +72,7 @@ func (s *Sim) switchReceive(id int32, pk *packet, pin int32) {
 		if s.flowCount {
 			s.fc.touch(egress, pk.flow, s.now)
 		}
-		// (cpAlgo first: a port's cp is in a line no packet touches else)
+		// (cpAlgo first: a port's cp sits in a line no packet otherwise touches)
 		if s.cpAlgo >= 0 && ep.cp != nil {
 			if fb, send := ep.cp.OnEnqueue(ep.cpEnv, ep.bytes+size, size); send {
 				s.sendQCN(u, pk.flow, fb, egress)
