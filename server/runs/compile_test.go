@@ -2,6 +2,7 @@ package runs
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 
 	"cclab/scenarios"
@@ -29,12 +30,11 @@ func TestCheckBuildsAsBuildWith(t *testing.T) {
 				t.Fatal(err)
 			}
 			// %+v prints function fields as their addresses, which are
-			// the same for the same function, and pointers as addresses:
-			// the workload distribution is compared apart
+			// the same for the same function, but pointers as addresses
+			// too: the workload distribution (a pointer) is compared apart
 			gotCfg, wantCfg := *c.Config, *want
-			if got, w := fmt.Sprintf("%+v", gotCfg.Workload), fmt.Sprintf("%+v", wantCfg.Workload); (gotCfg.Workload == nil) != (wantCfg.Workload == nil) ||
-				gotCfg.Workload != nil && fmt.Sprintf("%+v", *gotCfg.Workload) != fmt.Sprintf("%+v", *wantCfg.Workload) {
-				t.Errorf("workload %s, want %s", got, w)
+			if !reflect.DeepEqual(gotCfg.Workload, wantCfg.Workload) {
+				t.Errorf("workload differs from BuildWith's")
 			}
 			gotCfg.Workload, wantCfg.Workload = nil, nil
 			if got, w := fmt.Sprintf("%+v", gotCfg), fmt.Sprintf("%+v", wantCfg); got != w {
